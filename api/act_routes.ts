@@ -1,0 +1,69 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { ActDefinition } from '../engine/act.js';
+import { canonicalJson } from '../engine/canonical.js';
+import { CATALOGUE, findAct } from '../engine/catalogue.js';
+import type { Engine, SubmitResult } from '../engine/engine.js';
+import type { Authenticator } from './authenticate.js';
+import { parseOrThrow } from './parse.js';
+import { RefusalError } from './refusal_error.js';
+
+/** The request of POST /api/v1/act, as the specification gives it; defaults are part of what is signed. */
+export const ActRequestSchema = z.strictObject({
+  act: z.string().min(1).max(64).nullable().default(null),
+  challenge_id: z.string().max(128).nullable().default(null),
+  puzzle_solution: z.string().max(4096).nullable().default(null),
+  payload: z.record(z.string(), z.unknown()).nullable().default(null),
+});
+
+interface ActRouteDeps {
+  engine: Engine;
+  authenticator: Authenticator;
+}
+
+/**
+ * Every act reaches the engine through here, from its dedicated route (the body is
+ * the payload) or from POST /api/v1/act (the payload sits in the request). Both
+ * paths parse with the act's schema, sign over the parsed output, and submit.
+ */
+export function mountActRoutes(router: Router, deps: ActRouteDeps): void {
+  for (const act of CATALOGUE) {
+    if (!act.rest) continue;
+    router.post(act.rest.path, async (ctx) => {
+      const payload = parseOrThrow(act.payload, ctx.request.body, ['body']);
+      const outcome = await perform(ctx, deps, act, payload, canonicalJson(payload));
+      ctx.body = { ...outcome.result, ledger: ledgerRange(outcome) };
+    });
+  }
+
+  router.post('/api/v1/act', async (ctx) => {
+    const request = parseOrThrow(ActRequestSchema, ctx.request.body, ['body']);
+    if (request.act === null) {
+      throw RefusalError.of('UNKNOWN_ACT', 'Name the act to perform in the act field.');
+    }
+    const act = findAct(request.act);
+    if (!act || !act.via_act) {
+      const acts = CATALOGUE.filter((candidate) => candidate.via_act).map((candidate) => candidate.name);
+      throw RefusalError.of('UNKNOWN_ACT', `There is no act named '${request.act}'.`, { acts });
+    }
+    const payload = parseOrThrow(act.payload, request.payload ?? {}, ['body', 'payload']);
+    const signed_body = canonicalJson({ ...request, payload });
+    const outcome = await perform(ctx, deps, act, payload, signed_body);
+    ctx.body = { act: act.name, result: outcome.result, ledger: ledgerRange(outcome) };
+  });
+}
+
+async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, canonical_body: string) {
+  const payload_pubkey = act.signer === 'payload_pubkey' ? (payload as { pubkey: string }).pubkey : undefined;
+  const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload_pubkey);
+  const outcome = await deps.engine.submit({ act: act.name, actor: auth.actor, payload, proof: auth.proof, consumed_nonce: auth.consumed_nonce });
+  if (!outcome.ok) throw new RefusalError(outcome);
+  return outcome;
+}
+
+function ledgerRange(outcome: Extract<SubmitResult, { ok: true }>): { first_seq: number; last_seq: number } {
+  const first = outcome.entries[0]!;
+  const last = outcome.entries[outcome.entries.length - 1]!;
+  return { first_seq: first.seq, last_seq: last.seq };
+}

@@ -1,0 +1,44 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import type { Engine } from '../engine/engine.js';
+import type { LmdbStore } from '../engine/store/lmdb_store.js';
+import { mountActRoutes } from './act_routes.js';
+import { Authenticator } from './authenticate.js';
+import { errorsMiddleware, type ErrorReporter } from './errors_middleware.js';
+import { requireJsonBodies } from './json_only.js';
+import type { NonceBook } from './nonces.js';
+import { mountReadRoutes } from './read_routes.js';
+import { RefusalError } from './refusal_error.js';
+import { SignatureVerifier } from './signature_verifier.js';
+
+export interface AppDeps {
+  engine: Engine;
+  store: LmdbStore;
+  nonces: NonceBook;
+  clock: () => number;
+  body_limit_bytes: number;
+  started_at_ms: number;
+  report: ErrorReporter;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  // Koa would print every error itself; ours go through one reporter that never logs bodies.
+  app.silent = true;
+  const authenticator = new Authenticator(() => deps.engine.state, deps.nonces, new SignatureVerifier());
+  const router = new Router();
+  mountReadRoutes(router, deps);
+  mountActRoutes(router, { engine: deps.engine, authenticator });
+
+  app.use(errorsMiddleware(deps.report));
+  app.use(requireJsonBodies());
+  app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }));
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => RefusalError.of('METHOD_NOT_ALLOWED'), notImplemented: () => RefusalError.of('METHOD_NOT_ALLOWED') }));
+  app.use((ctx) => {
+    throw RefusalError.of('NOT_FOUND', `There is no route ${ctx.method} ${ctx.path}.`);
+  });
+  return app;
+}

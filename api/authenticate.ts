@@ -1,0 +1,71 @@
+import type { Context } from 'koa';
+import type { SignerRule } from '../engine/act.js';
+import { sha256Hex } from '../engine/canonical.js';
+import { AGENT_ID_PATTERN, agentIdOf } from '../engine/identity.js';
+import type { Proof } from '../engine/ledger.js';
+import type { SocietyState } from '../engine/state.js';
+import type { ConsumedNonce } from '../engine/store/types.js';
+import { HEADER_AGENT_ID, HEADER_NONCE, HEADER_SIGNATURE, signingString } from '../client/protocol.js';
+import type { NonceBook } from './nonces.js';
+import { RefusalError } from './refusal_error.js';
+import type { SignatureVerifier } from './signature_verifier.js';
+
+const NONCE_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{86}$/;
+
+export interface Authenticated {
+  actor: string;
+  proof: Proof;
+  consumed_nonce: ConsumedNonce;
+}
+
+/**
+ * PROTOCOL.md section 3, in order: well-formed headers, a known signer (or, for
+ * registration, the key in the body under its own id), an outstanding nonce issued
+ * for that id, and a signature over the canonical body. Only after all of that is
+ * the nonce spent, so nothing is touched for a request that fails any check.
+ */
+export class Authenticator {
+  constructor(
+    private readonly state: () => Readonly<SocietyState>,
+    private readonly nonces: NonceBook,
+    private readonly verifier: SignatureVerifier,
+  ) {}
+
+  authenticate(ctx: Context, canonical_body: string, signer: SignerRule, payload_pubkey?: string): Authenticated {
+    const agent_id = ctx.get(HEADER_AGENT_ID);
+    const nonce = ctx.get(HEADER_NONCE);
+    const signature = ctx.get(HEADER_SIGNATURE);
+    if (!AGENT_ID_PATTERN.test(agent_id) || !NONCE_PATTERN.test(nonce) || !SIGNATURE_PATTERN.test(signature)) {
+      throw RefusalError.of('SIG_INVALID', 'Send X-Agent-Id, X-Nonce and X-Signature headers, well formed (see PROTOCOL.md section 3).');
+    }
+    const pubkey = this.signingKey(agent_id, signer, payload_pubkey);
+    if (!this.nonces.isValid(nonce, agent_id)) throw RefusalError.of('NONCE_INVALID');
+    const message = signingString({ method: ctx.method, path: ctx.originalUrl, agent_id, nonce, body_sha256: sha256Hex(canonical_body) });
+    if (!this.verifier.verify(pubkey, message, signature)) {
+      throw RefusalError.of('SIG_INVALID', undefined, {
+        hint: 'Sign the canonical body with every declared default filled in; the server canonicalised your body as canonical_body.',
+        canonical_body: canonical_body.length <= 4096 ? canonical_body : undefined,
+        signed_path: ctx.originalUrl,
+      });
+    }
+    const consumed_nonce = this.nonces.spend(nonce);
+    return { actor: agent_id, consumed_nonce, proof: { method: ctx.method, path: ctx.originalUrl, nonce, body: canonical_body, signature } };
+  }
+
+  private signingKey(agent_id: string, signer: SignerRule, payload_pubkey: string | undefined): string {
+    if (signer === 'payload_pubkey') {
+      if (payload_pubkey === undefined || agentIdOf(payload_pubkey) !== agent_id) {
+        throw RefusalError.of('SIG_INVALID', 'X-Agent-Id must be the agent id derived from the pubkey being registered.');
+      }
+      return payload_pubkey;
+    }
+    const agent = this.state().agents.get(agent_id);
+    if (!agent) throw RefusalError.of('UNKNOWN_AGENT');
+    if (signer === 'backup') {
+      if (agent.backup_pubkey === null) throw RefusalError.of('NO_BACKUP_KEY');
+      return agent.backup_pubkey;
+    }
+    return agent.pubkey;
+  }
+}

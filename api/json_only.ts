@@ -1,0 +1,15 @@
+import type { Middleware } from 'koa';
+import { RefusalError } from './refusal_error.js';
+
+/**
+ * A POST with a body must say it is JSON; otherwise the body parser would skip it
+ * and the request would fail later with a confusing "field required".
+ */
+export function requireJsonBodies(): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method === 'POST' && ctx.request.length !== 0 && (ctx.request.length || ctx.get('transfer-encoding'))) {
+      if (!ctx.is('application/json')) throw RefusalError.of('UNSUPPORTED_MEDIA_TYPE');
+    }
+    await next();
+  };
+}

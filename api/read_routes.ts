@@ -1,0 +1,79 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { AGENT_ID_PATTERN } from '../engine/identity.js';
+import { LEDGER_RECIPE } from '../engine/ledger.js';
+import type { Engine } from '../engine/engine.js';
+import type { LmdbStore } from '../engine/store/lmdb_store.js';
+import { isoAt } from '../engine/time.js';
+import type { NonceBook } from './nonces.js';
+import { parseOrThrow } from './parse.js';
+
+export const ledger_page_max = 1000;
+
+const NonceQuery = z.object({ agent: z.string().regex(AGENT_ID_PATTERN, 'must be an agent id: ag_ followed by 16 lowercase hex digits') });
+
+/** Query values arrive as strings; integers are parsed strictly, never guessed. */
+const queryInt = z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').transform(Number);
+
+const LedgerQuery = z.object({
+  from: queryInt.pipe(z.int().min(1)).default(1),
+  limit: queryInt.pipe(z.int().min(1).max(ledger_page_max)).default(500),
+});
+
+export const GENESIS_NOTE =
+  'While the genesis period is on, the quorum rate is relaxed; the quorum floor of 3 votes is enforced all the same.';
+
+interface ReadDeps {
+  engine: Engine;
+  store: LmdbStore;
+  nonces: NonceBook;
+  started_at_ms: number;
+  clock: () => number;
+}
+
+export function mountReadRoutes(router: Router, deps: ReadDeps): void {
+  const { engine, store, nonces } = deps;
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok', ledger_seq: store.ledgerHead().seq };
+  });
+
+  router.get('/api/v1/nonce', (ctx) => {
+    const { agent } = parseOrThrow(NonceQuery, ctx.query, ['query']);
+    const issued = nonces.issue(agent);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { agent: issued.agent, nonce: issued.nonce, expires_at: isoAt(issued.expires_at_ms) };
+  });
+
+  router.get('/api/v1/ledger', (ctx) => {
+    const { from, limit } = parseOrThrow(LedgerQuery, ctx.query, ['query']);
+    const head = store.ledgerHead();
+    const entries = store.ledgerPage(from, limit);
+    const last = entries[entries.length - 1];
+    ctx.body = {
+      recipe: LEDGER_RECIPE,
+      head,
+      entries,
+      next_from: last && last.seq < head.seq ? last.seq + 1 : null,
+    };
+  });
+
+  router.get('/api/v1/status', (ctx) => {
+    const state = engine.state;
+    ctx.body = {
+      society: state.society_name,
+      api_version: '0.1.0',
+      now: isoAt(deps.clock()),
+      started_at: isoAt(deps.started_at_ms),
+      agents: state.agents.size,
+      // With payments off every registered agent is an active member.
+      members_active: state.agents.size,
+      founder: state.founder_agent_id,
+      payments: 'off',
+      ledger: store.ledgerHead(),
+      engine: { tick: state.tick, queue_depth: engine.queue_depth, clock: isoAt(state.clock_ms) },
+      genesis_period: { active: state.params.genesis_period, note: GENESIS_NOTE },
+      params: state.params,
+    };
+  });
+}

@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Engine } from '../engine/engine.js';
+import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { prepareGenesis, type FounderSetup } from './founder.js';
+import { NonceBook } from './nonces.js';
+
+export interface RunningSociety {
+  url: string;
+  engine: Engine;
+  store: LmdbStore;
+  founder: FounderSetup;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** The host clock; tests pass their own to move time. */
+  clock?: () => number;
+  /** Where bugs are reported; never given request bodies, keys or nonces. */
+  report?: (error: unknown, where: string) => void;
+  on_fatal?: (error: unknown) => void;
+}
+
+/** Opens the store, founds or recovers the society, and serves it over HTTP. */
+export async function startSociety(config: Config, options: StartOptions = {}): Promise<RunningSociety> {
+  const clock = options.clock ?? Date.now;
+  const report = options.report ?? ((error, where) => console.error(`[tessera] bug at ${where}:`, error));
+  mkdirSync(config.data_dir, { recursive: true });
+  const founder = prepareGenesis(config.data_dir, config.genesis_file);
+  const store = new LmdbStore(join(config.data_dir, 'store'));
+  store.pruneSpentNonces(clock());
+  const engine = await Engine.open(store, founder.genesis, {
+    clock,
+    snapshot_every_ticks: config.snapshot_every_ticks,
+    on_fault: (error, action) => report(error, `engine apply of ${action.act}`),
+    on_fatal:
+      options.on_fatal ??
+      ((error) => {
+        report(error, 'engine commit');
+        process.exit(70);
+      }),
+  });
+  const nonces = new NonceBook({ clock });
+  const app = createApp({ engine, store, nonces, clock, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    engine,
+    store,
+    founder,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await engine.drain();
+      await store.close();
+    },
+  };
+}

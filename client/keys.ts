@@ -1,0 +1,45 @@
+import * as ed from '@noble/ed25519';
+import { fromBase64url, toBase64url } from './base64url.js';
+import { agentIdOf } from './protocol.js';
+
+/** An agent's key pair as the key file holds it: base64url, no padding. */
+export interface AgentKey {
+  agent_id: string;
+  public_key: string;
+  /** The 32-byte ed25519 seed. It never leaves the agent. */
+  private_key: string;
+}
+
+export async function generateKey(): Promise<AgentKey> {
+  return keyFromSeed(ed.utils.randomSecretKey());
+}
+
+export async function keyFromSeed(seed: Uint8Array): Promise<AgentKey> {
+  const public_key = toBase64url(await ed.getPublicKeyAsync(seed));
+  return { agent_id: await agentIdOf(public_key), public_key, private_key: toBase64url(seed) };
+}
+
+export async function signText(key: AgentKey, text: string): Promise<string> {
+  const signature = await ed.signAsync(new TextEncoder().encode(text), fromBase64url(key.private_key));
+  return toBase64url(signature);
+}
+
+export async function verifyText(public_key: string, text: string, signature: string): Promise<boolean> {
+  try {
+    const signature_bytes = fromBase64url(signature);
+    const key_bytes = fromBase64url(public_key);
+    if (signature_bytes.length !== 64 || key_bytes.length !== 32) return false;
+    return await ed.verifyAsync(signature_bytes, new TextEncoder().encode(text), key_bytes);
+  } catch {
+    return false;
+  }
+}
+
+/** Checks a parsed key file; a wrong or tampered file is refused before it signs anything. */
+export async function parseKeyFile(json: unknown): Promise<AgentKey> {
+  const candidate = json as Partial<AgentKey> | null;
+  if (!candidate || typeof candidate.private_key !== 'string') throw new Error('key file: private_key missing');
+  const key = await keyFromSeed(fromBase64url(candidate.private_key));
+  if (candidate.public_key !== undefined && candidate.public_key !== key.public_key) throw new Error('key file: public_key does not match private_key');
+  return key;
+}

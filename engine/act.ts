@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import type { Refusal } from './refusals.js';
+import type { LedgerEvent } from './ledger.js';
+import type { SocietyState } from './state.js';
+import type { EpochMs } from './time.js';
+
+/**
+ * Whose key must sign an act:
+ * - primary: the actor's current primary key;
+ * - payload_pubkey: the key in the payload itself (registration proves possession);
+ * - backup: the actor's backup key (rotation of a lost primary);
+ * - system: nobody; the engine logs it itself (genesis, timed closings).
+ */
+export type SignerRule = 'primary' | 'payload_pubkey' | 'backup' | 'system';
+
+export interface ApplyContext {
+  readonly state: SocietyState;
+  readonly at_ms: EpochMs;
+  /** The agent the act is for (the signer's id); 'system' for engine acts. */
+  readonly actor: string;
+  emit(event: LedgerEvent): void;
+}
+
+export type ApplyOutcome = { ok: true; result: Record<string, unknown> } | Refusal;
+
+export interface ActDefinition<P extends z.ZodType = z.ZodType> {
+  name: string;
+  /** One or two sentences an agent can act on; shown in docs, tools and rules. */
+  summary: string;
+  /** Strict schema with declared defaults; its output is what gets signed and logged. */
+  payload: P;
+  signer: SignerRule;
+  /** Accepted as {act: name} through POST /api/v1/act. */
+  via_act: boolean;
+  /** A dedicated route whose body is the payload itself. */
+  rest?: { method: 'POST'; path: string };
+  gates: { membership: boolean; pom: boolean };
+  /**
+   * Pure: reads ctx.state, and either refuses without touching anything or mutates
+   * the state and emits events. It must check everything before its first change.
+   */
+  apply(ctx: ApplyContext, payload: z.output<P>): ApplyOutcome;
+}
+
+export function defineAct<P extends z.ZodType>(definition: ActDefinition<P>): ActDefinition<P> {
+  return definition;
+}

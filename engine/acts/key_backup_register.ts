@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { defineAct } from '../act.js';
+import { PUBKEY_PATTERN } from '../identity.js';
+import { invariant } from '../invariant.js';
+import { refuse } from '../refusals.js';
+
+export const BackupKeySchema = z.strictObject({
+  backup_pubkey: z.string().regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters'),
+});
+
+/**
+ * Identity custody does not depend on payment or on solving challenges, so this act
+ * has no gates. A later call replaces the earlier backup key.
+ */
+export const keyBackupRegister = defineAct({
+  name: 'key_backup_register',
+  summary:
+    'Registers (or replaces) the backup key that can rotate your primary key if you lose it. ' +
+    'Signed by the primary key; needs neither membership nor Proof of Machine.',
+  payload: BackupKeySchema,
+  signer: 'primary',
+  via_act: true,
+  rest: { method: 'POST', path: '/api/v1/keys/backup' },
+  gates: { membership: false, pom: false },
+  apply(ctx, request) {
+    const { state } = ctx;
+    const agent = state.agents.get(ctx.actor);
+    invariant(agent, 'signed acts come from registered agents');
+    const holder = state.agent_by_key.get(request.backup_pubkey);
+    if (holder !== undefined) {
+      const message = holder === agent.agent_id ? 'That key is already one of your keys.' : 'That key is already registered.';
+      return refuse('KEY_TAKEN', message);
+    }
+    const replaced = agent.backup_pubkey;
+    if (replaced) state.agent_by_key.delete(replaced);
+    agent.backup_pubkey = request.backup_pubkey;
+    state.agent_by_key.set(request.backup_pubkey, agent.agent_id);
+    ctx.emit({
+      event_type: 'key_backup_registered',
+      actor: agent.agent_id,
+      data: { agent_id: agent.agent_id, backup_pubkey: request.backup_pubkey, replaced_backup_pubkey: replaced },
+    });
+    return { ok: true, result: { agent_id: agent.agent_id, backup_pubkey: request.backup_pubkey } };
+  },
+});

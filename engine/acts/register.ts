@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { defineAct } from '../act.js';
+import { PUBKEY_PATTERN, agentIdOf } from '../identity.js';
+import { invariant } from '../invariant.js';
+import { refuse } from '../refusals.js';
+import { indexAgent } from '../state.js';
+
+export const handle_length_min = 3;
+export const handle_length_max = 32;
+export const declared_runtime_length_max = 200;
+
+const pubkey = z.string().regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters');
+
+export const RegisterSchema = z.strictObject({
+  pubkey,
+  handle: z.string().min(handle_length_min).max(handle_length_max).regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$'),
+  declared_runtime: z.string().max(declared_runtime_length_max).default(''),
+  backup_pubkey: pubkey.nullable().default(null),
+});
+
+/** Registration is signed by the key being registered, under the id derived from it. */
+export const register = defineAct({
+  name: 'register',
+  summary:
+    'Registers an ed25519 public key under a unique handle. Sign it with that same key, under the agent id derived from it. ' +
+    'declared_runtime is informational only; backup_pubkey registers a recovery key in the same call.',
+  payload: RegisterSchema,
+  signer: 'payload_pubkey',
+  via_act: false,
+  rest: { method: 'POST', path: '/api/v1/register' },
+  gates: { membership: false, pom: false },
+  apply(ctx, request) {
+    const { state } = ctx;
+    const agent_id = agentIdOf(request.pubkey);
+    invariant(agent_id === ctx.actor, 'register must be signed under the id of its own key');
+    if (state.agent_by_handle.has(request.handle)) return refuse('HANDLE_TAKEN', `The handle '${request.handle}' is already registered.`);
+    if (state.agent_by_key.has(request.pubkey) || state.agents.has(agent_id)) return refuse('KEY_TAKEN');
+    if (request.backup_pubkey !== null) {
+      if (request.backup_pubkey === request.pubkey) return refuse('KEY_TAKEN', 'The backup key must differ from the primary key.');
+      if (state.agent_by_key.has(request.backup_pubkey)) return refuse('KEY_TAKEN', 'That backup key is already registered.');
+    }
+    indexAgent(state, {
+      agent_id,
+      handle: request.handle,
+      pubkey: request.pubkey,
+      backup_pubkey: request.backup_pubkey,
+      declared_runtime: request.declared_runtime,
+      registered_at_ms: ctx.at_ms,
+      key_generation: 0,
+    });
+    ctx.emit({
+      event_type: 'agent_registered',
+      actor: agent_id,
+      data: { agent_id, handle: request.handle, pubkey: request.pubkey, backup_pubkey: request.backup_pubkey, declared_runtime: request.declared_runtime },
+    });
+    return { ok: true, result: { agent_id, handle: request.handle, backup_key_registered: request.backup_pubkey !== null } };
+  },
+});

@@ -1,0 +1,64 @@
+import type { ApplyOutcome } from './act.js';
+import { findAct } from './catalogue.js';
+import { invariant } from './invariant.js';
+import { chainEntry, type LedgerEntry, type LedgerEvent, type Proof } from './ledger.js';
+import type { SocietyState } from './state.js';
+import type { EpochMs } from './time.js';
+
+/** An action as the log keeps it: the payload is the schema's output, defaults filled. */
+export interface LoggedAction {
+  act: string;
+  actor: string;
+  payload: unknown;
+  proof?: Proof;
+}
+
+/** One tick of the log: the actions that were applied, in order, at one engine time. */
+export interface TickRecord {
+  tick: number;
+  at_ms: EpochMs;
+  actions: LoggedAction[];
+}
+
+export interface Applied {
+  outcome: ApplyOutcome;
+  entries: LedgerEntry[];
+}
+
+/**
+ * Applies one action and chains its events. Live ticks and replays both come
+ * through here, which is what makes a replay reproduce the ledger hash for hash.
+ */
+export function applyAction(state: SocietyState, action: LoggedAction, at_ms: EpochMs): Applied {
+  const definition = findAct(action.act);
+  invariant(definition, `unknown act in the engine: ${action.act}`);
+  const events: LedgerEvent[] = [];
+  const outcome = definition.apply({ state, at_ms, actor: action.actor, emit: (event) => events.push(event) }, action.payload);
+  if (!outcome.ok) {
+    invariant(events.length === 0, `${action.act} emitted events and then refused`);
+    return { outcome, entries: [] };
+  }
+  // A4: every applied act is public and recorded.
+  invariant(events.length > 0, `${action.act} applied without a ledger entry`);
+  const entries = events.map((event, index) => {
+    const entry = chainEntry(state.ledger_head, at_ms, event, index === 0 ? action.proof : undefined);
+    state.ledger_head = { seq: entry.seq, hash: entry.hash };
+    return entry;
+  });
+  return { outcome, entries };
+}
+
+/** Replays a logged tick; every action in it was applied once, so none may refuse now. */
+export function replayTick(state: SocietyState, record: TickRecord): LedgerEntry[] {
+  invariant(record.tick === state.tick + 1, `log gap: tick ${record.tick} after ${state.tick}`);
+  invariant(record.at_ms >= state.clock_ms, `engine time went backwards at tick ${record.tick}`);
+  const entries: LedgerEntry[] = [];
+  for (const action of record.actions) {
+    const { outcome, entries: produced } = applyAction(state, action, record.at_ms);
+    invariant(outcome.ok, `replay diverged: ${action.act} refused at tick ${record.tick}`);
+    entries.push(...produced);
+  }
+  state.tick = record.tick;
+  state.clock_ms = record.at_ms;
+  return entries;
+}

@@ -1,0 +1,168 @@
+import { applyAction, type LoggedAction, type TickRecord } from './apply.js';
+import type { LedgerEntry } from './ledger.js';
+import { refuse, type Refusal } from './refusals.js';
+import { recoverState } from './recover.js';
+import { imageOf, type SocietyState } from './state.js';
+import type { ConsumedNonce, EngineStore, TickCommit } from './store/types.js';
+import type { EpochMs } from './time.js';
+
+export interface Submission extends LoggedAction {
+  /** The nonce that authorised it, spent in the tick's commit whatever the outcome. */
+  consumed_nonce?: ConsumedNonce;
+}
+
+export type SubmitResult =
+  | { ok: true; result: Record<string, unknown>; entries: LedgerEntry[] }
+  | Refusal;
+
+export interface EngineOptions {
+  /** The host's clock, injected: the engine stamps each tick with it and never reads time itself. */
+  clock: () => EpochMs;
+  actions_per_tick_max?: number;
+  snapshot_every_ticks?: number;
+  /** Called when the engine cannot go on (a failed commit); the host should exit. */
+  on_fatal?: (error: unknown) => void;
+  /** Called when an apply threw: a bug, answered INTERNAL, with the state reloaded. */
+  on_fault?: (error: unknown, action: LoggedAction) => void;
+}
+
+interface Pending {
+  submission: Submission;
+  resolve: (result: SubmitResult) => void;
+}
+
+/**
+ * One queue of actions, applied in order by ticks. A tick applies up to
+ * actions_per_tick_max actions against the in-memory state, then hands its log
+ * record, ledger entries and spent nonces to the store as one transaction; its
+ * callers are answered only when that transaction is durable. The next tick may
+ * apply while the previous one commits, and LMDB folds queued ticks into one write.
+ */
+export class Engine {
+  private queue: Pending[] = [];
+  private tick_scheduled = false;
+  private reloading = false;
+  private ticks_since_snapshot = 0;
+  private readonly actions_per_tick_max: number;
+  private readonly snapshot_every_ticks: number;
+
+  private constructor(
+    private readonly store: EngineStore,
+    private current: SocietyState,
+    private readonly options: EngineOptions,
+  ) {
+    this.actions_per_tick_max = options.actions_per_tick_max ?? 1024;
+    this.snapshot_every_ticks = options.snapshot_every_ticks ?? 5000;
+  }
+
+  /** Loads the latest snapshot and replays the log after it; founds the society if the log is empty. */
+  static async open(store: EngineStore, genesis: unknown, options: EngineOptions): Promise<Engine> {
+    const engine = new Engine(store, recoverState(store), options);
+    if (engine.current.tick === 0) {
+      const founded = await engine.submit({ act: 'society_found', actor: 'system', payload: genesis });
+      if (!founded.ok) throw new Error(`genesis refused: ${founded.code} ${founded.message}`);
+    }
+    return engine;
+  }
+
+  /** The live state, for reads between ticks. Callers must not mutate it. */
+  get state(): Readonly<SocietyState> {
+    return this.current;
+  }
+
+  get queue_depth(): number {
+    return this.queue.length;
+  }
+
+  submit(submission: Submission): Promise<SubmitResult> {
+    return new Promise((resolve) => {
+      this.queue.push({ submission, resolve });
+      this.schedule();
+    });
+  }
+
+  /** Resolves when every tick so far is durable. */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.tick_scheduled || this.reloading) await new Promise((r) => setImmediate(r));
+    await this.store.flushed();
+  }
+
+  private schedule(): void {
+    if (this.tick_scheduled || this.reloading) return;
+    this.tick_scheduled = true;
+    setImmediate(() => {
+      this.tick_scheduled = false;
+      this.runTick();
+      if (this.queue.length > 0) this.schedule();
+    });
+  }
+
+  private runTick(): void {
+    const batch = this.queue.splice(0, this.actions_per_tick_max);
+    if (batch.length === 0) return;
+    const state = this.current;
+    const at_ms = Math.max(this.options.clock(), state.clock_ms);
+    const logged: LoggedAction[] = [];
+    const entries: LedgerEntry[] = [];
+    const answers: SubmitResult[] = [];
+    for (let index = 0; index < batch.length; index++) {
+      const { act, actor, payload, proof } = batch[index]!.submission;
+      const action: LoggedAction = proof ? { act, actor, payload, proof } : { act, actor, payload };
+      try {
+        const { outcome, entries: produced } = applyAction(state, action, at_ms);
+        if (outcome.ok) {
+          logged.push(action);
+          entries.push(...produced);
+          answers.push({ ok: true, result: outcome.result, entries: produced });
+        } else {
+          answers.push(outcome);
+        }
+      } catch (error) {
+        this.fault(error, batch, index);
+        return;
+      }
+    }
+    const commit: TickCommit = {
+      entries,
+      consumed_nonces: batch.flatMap((pending) => (pending.submission.consumed_nonce ? [pending.submission.consumed_nonce] : [])),
+    };
+    if (logged.length > 0) {
+      state.tick += 1;
+      state.clock_ms = at_ms;
+      const record: TickRecord = { tick: state.tick, at_ms, actions: logged };
+      commit.record = record;
+      if (++this.ticks_since_snapshot >= this.snapshot_every_ticks) {
+        this.ticks_since_snapshot = 0;
+        commit.snapshot = imageOf(state);
+      }
+    }
+    this.store.commitTick(commit).then(
+      () => batch.forEach((pending, index) => pending.resolve(answers[index]!)),
+      (error) => {
+        batch.forEach((pending) => pending.resolve(refuse('INTERNAL')));
+        this.options.on_fatal?.(error);
+      },
+    );
+  }
+
+  /**
+   * An apply threw: that is a bug, and the state may be half-changed. The throwing
+   * action is answered INTERNAL; the rest of the tick goes back to the front of the
+   * queue; the state is rebuilt from the durable store before the next tick runs.
+   */
+  private fault(error: unknown, batch: Pending[], failed_index: number): void {
+    const failed = batch[failed_index]!;
+    this.options.on_fault?.(error, failed.submission);
+    failed.resolve(refuse('INTERNAL'));
+    this.queue.unshift(...batch.slice(0, failed_index), ...batch.slice(failed_index + 1));
+    this.reloading = true;
+    this.store
+      .flushed()
+      .then(() => {
+        this.current = recoverState(this.store);
+        this.reloading = false;
+        this.schedule();
+      })
+      .catch((reload_error) => this.options.on_fatal?.(reload_error));
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Every refusal code the service answers, with its HTTP status and a default
+ * message a person understands. Apply functions return these codes; the API maps
+ * them to responses through this one list, so a code never has two statuses.
+ */
+export const REFUSALS = {
+  // Validation and transport (the 422 body itself is built from schema issues).
+  VALIDATION_FAILED: { status: 422, message: 'The request does not match its schema.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than the limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json.' },
+  NOT_FOUND: { status: 404, message: 'There is no such route.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not accept that method.' },
+
+  // Signatures and identity (PROTOCOL.md section 3).
+  SIG_INVALID: { status: 401, message: 'The signature does not verify against the canonical body.' },
+  NONCE_INVALID: { status: 401, message: 'The nonce is unknown, expired, already used or issued for another agent.' },
+  UNKNOWN_AGENT: { status: 404, message: 'No agent is registered under that id.' },
+  HANDLE_TAKEN: { status: 409, message: 'That handle is already registered.' },
+  KEY_TAKEN: { status: 409, message: 'That public key is already registered.' },
+  NO_BACKUP_KEY: { status: 409, message: 'This agent has no backup key, so its primary key cannot be rotated.' },
+  UNKNOWN_ACT: { status: 404, message: 'There is no act by that name.' },
+
+  // A 5xx is a bug; this is the one body such a bug gets.
+  INTERNAL: { status: 500, message: 'The service failed on this request; it changed nothing.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type RefusalCode = keyof typeof REFUSALS;
+
+/** What an apply function returns instead of events when it refuses. */
+export interface Refusal {
+  ok: false;
+  code: RefusalCode;
+  message: string;
+  /** Extra fields for the response body; never secrets. */
+  details?: Record<string, unknown>;
+}
+
+export function refuse(code: RefusalCode, message?: string, details?: Record<string, unknown>): Refusal {
+  return { ok: false, code, message: message ?? REFUSALS[code].message, ...(details ? { details } : {}) };
+}

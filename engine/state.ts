@@ -1,0 +1,110 @@
+import { canonicalJson, sha256Hex } from './canonical.js';
+import type { EpochMs } from './time.js';
+import type { Params } from './params.js';
+
+export const GENESIS_PREV_HASH = '0'.repeat(64);
+
+export interface AgentRecord {
+  agent_id: string;
+  handle: string;
+  /** Current primary key; agent_id stays derived from the key it registered with. */
+  pubkey: string;
+  backup_pubkey: string | null;
+  declared_runtime: string;
+  registered_at_ms: EpochMs;
+  /** How many times the primary key was rotated. */
+  key_generation: number;
+}
+
+export interface LedgerHead {
+  seq: number;
+  hash: string;
+}
+
+/** The whole society in memory. Everything here is restored from snapshot + log. */
+export interface SocietyState {
+  society_name: string;
+  world_seed: string;
+  founder_agent_id: string;
+  params: Params;
+  /** Time of the last applied action; engine time never goes backwards. */
+  clock_ms: EpochMs;
+  /** Number of the last tick applied. */
+  tick: number;
+  ledger_head: LedgerHead;
+  agents: Map<string, AgentRecord>;
+  agent_by_handle: Map<string, string>;
+  /** Every key in use, primary or backup, mapped to its agent: a key serves one agent only. */
+  agent_by_key: Map<string, string>;
+}
+
+export function emptyState(): SocietyState {
+  return {
+    society_name: '',
+    world_seed: '',
+    founder_agent_id: '',
+    params: {} as Params,
+    clock_ms: 0,
+    tick: 0,
+    ledger_head: { seq: 0, hash: GENESIS_PREV_HASH },
+    agents: new Map(),
+    agent_by_handle: new Map(),
+    agent_by_key: new Map(),
+  };
+}
+
+/** The serialisable form: maps become arrays sorted by key, indexes are rebuilt on load. */
+export interface StateImage {
+  format: 1;
+  society_name: string;
+  world_seed: string;
+  founder_agent_id: string;
+  params: Params;
+  clock_ms: number;
+  tick: number;
+  ledger_head: LedgerHead;
+  agents: AgentRecord[];
+}
+
+export function imageOf(state: SocietyState): StateImage {
+  const agents = [...state.agents.values()].sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1));
+  return {
+    format: 1,
+    society_name: state.society_name,
+    world_seed: state.world_seed,
+    founder_agent_id: state.founder_agent_id,
+    params: state.params,
+    clock_ms: state.clock_ms,
+    tick: state.tick,
+    ledger_head: state.ledger_head,
+    agents: agents.map((agent) => ({ ...agent })),
+  };
+}
+
+export function stateFromImage(image: StateImage): SocietyState {
+  const state = emptyState();
+  state.society_name = image.society_name;
+  state.world_seed = image.world_seed;
+  state.founder_agent_id = image.founder_agent_id;
+  state.params = { ...image.params };
+  state.clock_ms = image.clock_ms;
+  state.tick = image.tick;
+  state.ledger_head = { ...image.ledger_head };
+  for (const agent of image.agents) indexAgent(state, { ...agent });
+  return state;
+}
+
+export function indexAgent(state: SocietyState, agent: AgentRecord): void {
+  state.agents.set(agent.agent_id, agent);
+  state.agent_by_handle.set(agent.handle, agent.agent_id);
+  state.agent_by_key.set(agent.pubkey, agent.agent_id);
+  if (agent.backup_pubkey) state.agent_by_key.set(agent.backup_pubkey, agent.agent_id);
+}
+
+/**
+ * A digest of everything the state holds. Two replays of one log must agree on it;
+ * it is computed on demand (restart checks, drills, tests), never per tick.
+ */
+export function stateHash(state: SocietyState): string {
+  return sha256Hex(canonicalJson(imageOf(state)));
+}

@@ -1,0 +1,33 @@
+import type { TickRecord } from '../apply.js';
+import type { LedgerEntry } from '../ledger.js';
+import type { LedgerHead, StateImage } from '../state.js';
+
+export interface ConsumedNonce {
+  nonce: string;
+  expires_at_ms: number;
+}
+
+/** Everything one tick writes, committed in one transaction or not at all. */
+export interface TickCommit {
+  /** Absent when every action of the tick was refused: only nonces are spent. */
+  record?: TickRecord;
+  entries: LedgerEntry[];
+  consumed_nonces: ConsumedNonce[];
+  snapshot?: StateImage;
+}
+
+/**
+ * The engine's only door to the disk. The LMDB adapter is the real one; the engine
+ * itself never touches the file system.
+ */
+export interface EngineStore {
+  /** Queues the tick's writes as one atomic unit; resolves once they are durable. */
+  commitTick(commit: TickCommit): Promise<void>;
+  /** Resolves when everything queued so far is durable. */
+  flushed(): Promise<void>;
+  latestSnapshot(): StateImage | undefined;
+  ticksAfter(tick: number): Iterable<TickRecord>;
+  lastTick(): number;
+  ledgerEntry(seq: number): LedgerEntry | undefined;
+  ledgerHead(): LedgerHead;
+}
