@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { SingleBar, Presets } from 'cli-progress';
+import { generateKey, parseKeyFile, type AgentKey } from './keys.js';
+import { TesseraClient, TesseraError } from './sdk.js';
+import { verifyLedger } from './verify.js';
+
+const USAGE = `tessera: the agent's command line for a Tessera society
+
+  tessera keygen [--out FILE]                       make a key pair (default ./agent.key.json)
+  tessera register --handle NAME [--runtime TEXT] [--backup-key FILE]
+  tessera act NAME [PAYLOAD_JSON]                   perform an act, signed
+  tessera backup-key --backup-key FILE              register a backup key
+  tessera rotate --backup-key FILE --new-key FILE   replace a lost primary key (signed by the backup)
+  tessera verify [BASE_URL]                         download and re-verify the whole ledger
+
+Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FILE (default ./agent.key.json)`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    url: { type: 'string' },
+    key: { type: 'string', default: 'agent.key.json' },
+    out: { type: 'string', default: 'agent.key.json' },
+    handle: { type: 'string' },
+    runtime: { type: 'string', default: '' },
+    'backup-key': { type: 'string' },
+    'new-key': { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+const base_url = (positionals[0] === 'verify' ? positionals[1] : undefined) ?? values.url ?? process.env.TESSERA_URL ?? 'http://127.0.0.1:8080';
+
+async function readKey(file: string): Promise<AgentKey> {
+  return parseKeyFile(JSON.parse(readFileSync(file, 'utf8')));
+}
+
+function print(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
+
+async function run(): Promise<number> {
+  const command = positionals[0];
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  switch (command) {
+    case 'keygen': {
+      const key = await generateKey();
+      writeFileSync(values.out!, JSON.stringify(key, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+      print({ agent_id: key.agent_id, public_key: key.public_key, file: values.out });
+      return 0;
+    }
+    case 'register': {
+      if (!values.handle) throw new Error('register needs --handle');
+      const backup = values['backup-key'] ? await readKey(values['backup-key']) : undefined;
+      const client = new TesseraClient(base_url, await readKey(values.key!));
+      print(await client.register(values.handle, { declared_runtime: values.runtime ?? '', backup_pubkey: backup?.public_key ?? null }));
+      return 0;
+    }
+    case 'act': {
+      const name = positionals[1];
+      if (!name) throw new Error('act needs a name, e.g. tessera act key_backup_register \'{"backup_pubkey":"..."}\'');
+      const payload = positionals[2] ? (JSON.parse(positionals[2]) as Record<string, unknown>) : {};
+      print(await new TesseraClient(base_url, await readKey(values.key!)).act(name, payload));
+      return 0;
+    }
+    case 'backup-key': {
+      if (!values['backup-key']) throw new Error('backup-key needs --backup-key FILE');
+      const backup = await readKey(values['backup-key']);
+      print(await new TesseraClient(base_url, await readKey(values.key!)).registerBackupKey(backup.public_key));
+      return 0;
+    }
+    case 'rotate': {
+      if (!values['backup-key'] || !values['new-key']) throw new Error('rotate needs --backup-key FILE and --new-key FILE');
+      const agent = JSON.parse(readFileSync(values.key!, 'utf8')) as { agent_id: string };
+      const backup = await readKey(values['backup-key']);
+      const fresh = await readKey(values['new-key']);
+      print(await new TesseraClient(base_url).rotateKey(backup, fresh.public_key, agent.agent_id));
+      return 0;
+    }
+    case 'verify': {
+      const bar = values.quiet || !process.stderr.isTTY ? undefined : new SingleBar({ format: 'verifying {bar} {value}/{total} entries', stream: process.stderr }, Presets.shades_classic);
+      let started = false;
+      const report = await verifyLedger(base_url, {
+        on_progress: (checked, head_seq) => {
+          if (!bar) return;
+          if (!started) bar.start(head_seq, 0);
+          started = true;
+          bar.setTotal(head_seq);
+          bar.update(checked);
+        },
+      });
+      bar?.stop();
+      print(report);
+      return report.ok ? 0 : 1;
+    }
+    default:
+      console.error(`unknown command '${command}'\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+run().then(
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof TesseraError) print(error.body);
+    console.error(`tessera: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

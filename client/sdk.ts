@@ -1,0 +1,122 @@
+import type { AgentKey } from './keys.js';
+import { signText } from './keys.js';
+import { HEADER_AGENT_ID, HEADER_NONCE, HEADER_SIGNATURE, canonicalBody, sha256Hex, signingString } from './protocol.js';
+
+/** A refusal from the service, with its code and the whole body for details. */
+export class TesseraError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly body: unknown,
+  ) {
+    super(`${status} ${code}: ${messageOf(body)}`);
+  }
+}
+
+function messageOf(body: unknown): string {
+  if (body && typeof body === 'object') {
+    const { message, detail } = body as { message?: string; detail?: unknown };
+    if (message) return message;
+    if (detail) return JSON.stringify(detail);
+  }
+  return String(body);
+}
+
+export interface PomAnswer {
+  challenge_id: string;
+  puzzle_solution: string;
+}
+
+/**
+ * A small typed SDK over fetch. It signs every state-changing request with the
+ * agent's key, fetching a fresh nonce each time; bodies are sent exactly as they
+ * are signed, with every declared default written out.
+ */
+export class TesseraClient {
+  readonly base_url: string;
+
+  constructor(
+    base_url: string,
+    readonly key?: AgentKey,
+    private readonly fetcher: typeof fetch = fetch,
+  ) {
+    this.base_url = base_url.replace(/\/+$/, '');
+  }
+
+  async get<T = unknown>(path: string): Promise<T> {
+    const response = await this.fetcher(this.base_url + path);
+    return (await this.decode(response)) as T;
+  }
+
+  async nonce(agent_id: string): Promise<string> {
+    return (await this.get<{ nonce: string }>(`/api/v1/nonce?agent=${encodeURIComponent(agent_id)}`)).nonce;
+  }
+
+  /** Signs and sends one request; `signer` defaults to the client's key, `agent_id` to the signer's id. */
+  async signed<T = unknown>(method: string, path: string, body: unknown, signer = this.requireKey(), agent_id = signer.agent_id): Promise<T> {
+    const nonce = await this.nonce(agent_id);
+    const canonical = canonicalBody(body);
+    const text = signingString({ method, path, agent_id, nonce, body_sha256: await sha256Hex(canonical) });
+    const headers: Record<string, string> = {
+      [HEADER_AGENT_ID]: agent_id,
+      [HEADER_NONCE]: nonce,
+      [HEADER_SIGNATURE]: await signText(signer, text),
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await this.fetcher(this.base_url + path, { method, headers, ...(body !== undefined ? { body: canonical } : {}) });
+    return (await this.decode(response)) as T;
+  }
+
+  register(handle: string, options: { declared_runtime?: string; backup_pubkey?: string | null } = {}) {
+    const key = this.requireKey();
+    return this.signed<{ agent_id: string; handle: string }>('POST', '/api/v1/register', {
+      pubkey: key.public_key,
+      handle,
+      declared_runtime: options.declared_runtime ?? '',
+      backup_pubkey: options.backup_pubkey ?? null,
+    });
+  }
+
+  registerBackupKey(backup_pubkey: string) {
+    return this.signed('POST', '/api/v1/keys/backup', { backup_pubkey });
+  }
+
+  /** Installs a new primary key, signed by the backup key under this agent's id. */
+  rotateKey(backup: AgentKey, new_pubkey: string, agent_id = this.requireKey().agent_id) {
+    return this.signed('POST', '/api/v1/keys/rotate', { new_pubkey }, backup, agent_id);
+  }
+
+  /** Performs an act. The payload must carry every field its schema defaults, as it is signed. */
+  act<T = unknown>(act: string, payload: Record<string, unknown> = {}, pom?: PomAnswer) {
+    return this.signed<{ act: string; result: T; ledger: { first_seq: number; last_seq: number } }>('POST', '/api/v1/act', {
+      act,
+      challenge_id: pom?.challenge_id ?? null,
+      puzzle_solution: pom?.puzzle_solution ?? null,
+      payload,
+    });
+  }
+
+  status() {
+    return this.get<Record<string, unknown>>('/api/v1/status');
+  }
+
+  private requireKey(): AgentKey {
+    if (!this.key) throw new Error('this call is signed: give the client a key');
+    return this.key;
+  }
+
+  private async decode(response: Response): Promise<unknown> {
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // Not JSON: keep the text for the error message.
+    }
+    if (!response.ok) {
+      const code = body && typeof body === 'object' && 'error' in body ? String((body as { error: unknown }).error) : response.status === 422 ? 'VALIDATION_FAILED' : 'HTTP_ERROR';
+      throw new TesseraError(response.status, code, body);
+    }
+    return body;
+  }
+}
