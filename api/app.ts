@@ -35,10 +35,11 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorsMiddleware(deps.report));
   app.use(requireJsonBodies());
   app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }));
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null) throw RefusalError.of('NOT_FOUND', `There is no route ${ctx.method} ${ctx.path}.`);
+  });
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => RefusalError.of('METHOD_NOT_ALLOWED'), notImplemented: () => RefusalError.of('METHOD_NOT_ALLOWED') }));
-  app.use((ctx) => {
-    throw RefusalError.of('NOT_FOUND', `There is no route ${ctx.method} ${ctx.path}.`);
-  });
   return app;
 }

@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Config } from '../../api/config.js';
+import { startSociety, type RunningSociety } from '../../api/server.js';
+
+export interface TestSociety extends RunningSociety {
+  data_dir: string;
+  /** Bugs the server reported (a 5xx); every test expects none. */
+  bugs: string[];
+  /** Moves the test clock forward. */
+  advance(ms: number): void;
+  now(): number;
+  destroy(): Promise<void>;
+}
+
+export function tempDir(prefix = 'tessera-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function testConfig(data_dir: string, overrides: Partial<Config> = {}): Config {
+  return { port: 0, host: '127.0.0.1', data_dir, body_limit_bytes: 64 * 1024, snapshot_every_ticks: 5000, ...overrides };
+}
+
+/** A real society: real LMDB in a temp folder, real HTTP on an ephemeral port, a clock the test moves. */
+export async function startTestSociety(options: { data_dir?: string; genesis?: object; config?: Partial<Config>; start_ms?: number } = {}): Promise<TestSociety> {
+  const data_dir = options.data_dir ?? tempDir();
+  let now = options.start_ms ?? Date.parse('2026-11-21T10:00:00.000Z');
+  let genesis_file: string | undefined;
+  if (options.genesis) {
+    genesis_file = join(data_dir, 'genesis.json');
+    writeFileSync(genesis_file, JSON.stringify(options.genesis));
+  }
+  const bugs: string[] = [];
+  const society = await startSociety(testConfig(data_dir, { ...(genesis_file ? { genesis_file } : {}), ...options.config }), {
+    clock: () => now,
+    report: (error, where) => {
+      bugs.push(`${where}: ${String(error)}`);
+    },
+    on_fatal: (error) => {
+      throw error;
+    },
+  });
+  return Object.assign(society, {
+    data_dir,
+    bugs,
+    advance(ms: number) {
+      now += ms;
+    },
+    now: () => now,
+    async destroy() {
+      await society.close();
+      rmSync(data_dir, { recursive: true, force: true });
+    },
+  });
+}
