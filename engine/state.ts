@@ -66,7 +66,7 @@ export interface StateImage {
   agents: AgentRecord[];
 }
 
-export function imageOf(state: SocietyState): StateImage {
+export function imageOf(state: Readonly<SocietyState>): StateImage {
   const agents = [...state.agents.values()].sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1));
   return {
     format: 1,
@@ -105,6 +105,6 @@ export function indexAgent(state: SocietyState, agent: AgentRecord): void {
  * A digest of everything the state holds. Two replays of one log must agree on it;
  * it is computed on demand (restart checks, drills, tests), never per tick.
  */
-export function stateHash(state: SocietyState): string {
+export function stateHash(state: Readonly<SocietyState>): string {
   return sha256Hex(canonicalJson(imageOf(state)));
 }

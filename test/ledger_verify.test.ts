@@ -25,7 +25,7 @@ beforeAll(async () => {
     if (i % 2 === 0) await client.act('key_backup_register', { backup_pubkey: backup.public_key });
     if (i === 1) await new TesseraClient(society.url).rotateKey(backup, (await generateKey()).public_key, key.agent_id);
   }
-  const page = await (await fetch(`${society.url}/api/v1/ledger`)).json();
+  const page = (await (await fetch(`${society.url}/api/v1/ledger`)).json()) as any;
   entries = page.entries;
 });
 afterAll(async () => society.destroy());
@@ -119,7 +119,7 @@ describe('tessera verify', () => {
   beforeAll(async () => {
     // A copy of the ledger with one entry changed, served like the real one.
     tamper_server = createServer(async (req, res) => {
-      const upstream = await (await fetch(society.url + req.url)).json();
+      const upstream = (await (await fetch(society.url + req.url)).json()) as any;
       for (const entry of upstream.entries ?? []) if (entry.seq === 5) entry.data.handle = 'mallory';
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(upstream));

@@ -1,0 +1,128 @@
+import { rmSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateKey, type AgentKey } from '../client/keys.js';
+import { Engine, type Submission, type SubmitResult } from '../engine/engine.js';
+import { recoverState } from '../engine/recover.js';
+import { stateHash } from '../engine/state.js';
+import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { tempDir } from './helpers/society.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+async function openEngine(dir: string, founder: AgentKey, clock: () => number, snapshot_every_ticks = 7) {
+  const store = new LmdbStore(dir);
+  const engine = await Engine.open(store, { founder_pubkey: founder.public_key, world_seed: 'determinism' }, { clock, snapshot_every_ticks, on_fatal: (error) => { throw error; } });
+  return { store, engine };
+}
+
+/** A seeded mix of acts, some of which are refused (taken handles, reused keys, rotation without backup). */
+async function workload(count: number, seed: number): Promise<Submission[]> {
+  let x = seed;
+  const next = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const keys: AgentKey[] = [];
+  const submissions: Submission[] = [];
+  for (let i = 0; i < count; i++) {
+    const roll = next();
+    if (roll < 0.4 || keys.length === 0) {
+      const key = await generateKey();
+      keys.push(key);
+      const handle = `agent-${Math.floor(next() * count * 0.6)}`; // collisions give HANDLE_TAKEN
+      submissions.push({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle, declared_runtime: '', backup_pubkey: null } });
+    } else if (roll < 0.8) {
+      const owner = keys[Math.floor(next() * keys.length)]!;
+      const backup = next() < 0.2 ? keys[Math.floor(next() * keys.length)]! : await generateKey(); // reuse gives KEY_TAKEN
+      submissions.push({ act: 'key_backup_register', actor: owner.agent_id, payload: { backup_pubkey: backup.public_key } });
+    } else {
+      const owner = keys[Math.floor(next() * keys.length)]!;
+      submissions.push({ act: 'key_rotate', actor: owner.agent_id, payload: { new_pubkey: (await generateKey()).public_key } });
+    }
+  }
+  return submissions;
+}
+
+/** Submits in bursts so that ticks hold several actions, moving the clock between bursts. */
+async function drive(engine: Engine, submissions: Submission[], advance: () => void): Promise<SubmitResult[]> {
+  const results: SubmitResult[] = [];
+  for (let i = 0; i < submissions.length; i += 9) {
+    const burst = submissions.slice(i, i + 9).filter((s) => s.act === 'register' || engine.state.agents.has(s.actor));
+    results.push(...(await Promise.all(burst.map((s) => engine.submit(s)))));
+    advance();
+  }
+  return results;
+}
+
+describe('determinism', () => {
+  it('replays the same log to the same state hash and ledger head, with or without snapshots', async () => {
+    const dir = tempDir();
+    let now = Date.parse('2026-11-21T10:00:00Z');
+    const { store, engine } = await openEngine(dir, await generateKey(), () => now);
+    cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+    const results = await drive(engine, await workload(240, 7), () => (now += 1234));
+    await engine.drain();
+
+    const refused = results.filter((r) => !r.ok).map((r) => (r.ok ? '' : r.code));
+    expect(new Set(refused)).toEqual(new Set(['HANDLE_TAKEN', 'KEY_TAKEN', 'NO_BACKUP_KEY']));
+    expect(store.latestSnapshot()?.tick).toBeGreaterThan(7);
+
+    const live_hash = stateHash(engine.state);
+    const head = store.ledgerHead();
+    const full_once = recoverState(store, { use_snapshot: false });
+    const full_twice = recoverState(store, { use_snapshot: false });
+    const from_snapshot = recoverState(store);
+    for (const replayed of [full_once, full_twice, from_snapshot]) {
+      expect(stateHash(replayed)).toBe(live_hash);
+      expect(replayed.ledger_head).toEqual(head);
+    }
+    expect(store.latestSnapshot()!.tick).toBeLessThan(full_once.tick); // the snapshot path replayed a tail
+  });
+
+  it('gives the same ledger, hash for hash, when the same actions run on a second store', async () => {
+    const founder = await generateKey();
+    const submissions = await workload(120, 99);
+    const heads: string[] = [];
+    for (const snapshot_every_ticks of [3, 1000]) {
+      const dir = tempDir();
+      let now = Date.parse('2026-11-21T10:00:00Z');
+      const { store, engine } = await openEngine(dir, founder, () => now, snapshot_every_ticks);
+      cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+      await drive(engine, submissions, () => (now += 500));
+      await engine.drain();
+      heads.push(store.ledgerHead().hash);
+    }
+    expect(heads[0]).toBe(heads[1]);
+  });
+
+  it('restarts from disk to the same state', async () => {
+    const dir = tempDir();
+    let now = Date.parse('2026-11-21T10:00:00Z');
+    const founder = await generateKey();
+    const first = await openEngine(dir, founder, () => now, 5);
+    await drive(first.engine, await workload(60, 3), () => (now += 90_000));
+    await first.engine.drain();
+    const before = stateHash(first.engine.state);
+    await first.store.close();
+    const second = await openEngine(dir, founder, () => now, 5);
+    cleanup.push(async () => { await second.store.close(); rmSync(dir, { recursive: true, force: true }); });
+    expect(stateHash(second.engine.state)).toBe(before);
+  });
+});
+
+describe('a fault inside the engine', () => {
+  it('answers the faulty action INTERNAL, keeps its tick-mates, and leaves state equal to a replay', async () => {
+    const dir = tempDir();
+    let now = Date.parse('2026-11-21T10:00:00Z');
+    const { store, engine } = await openEngine(dir, await generateKey(), () => now);
+    cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+    const [a, b] = [await generateKey(), await generateKey()];
+    const register = (key: AgentKey, handle: string): Submission => ({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle, declared_runtime: '', backup_pubkey: null } });
+    // All three are submitted in one turn, so they share a tick; the middle one throws inside apply.
+    const results = await Promise.all([engine.submit(register(a, 'before-fault')), engine.submit({ act: 'no_such_act', actor: a.agent_id, payload: {} }), engine.submit(register(b, 'after-fault'))]);
+    expect(results.map((r) => (r.ok ? 'ok' : r.code))).toEqual(['ok', 'INTERNAL', 'ok']);
+    await engine.drain();
+    expect([...engine.state.agent_by_handle.keys()]).toEqual(expect.arrayContaining(['before-fault', 'after-fault']));
+    expect(stateHash(engine.state)).toBe(stateHash(recoverState(store, { use_snapshot: false })));
+  });
+});
