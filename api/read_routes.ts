@@ -49,13 +49,11 @@ export function mountReadRoutes(router: Router, deps: ReadDeps): void {
     const { from, limit } = parseOrThrow(LedgerQuery, ctx.query, ['query']);
     const head = store.ledgerHead();
     const entries = store.ledgerPage(from, limit);
-    const last = entries[entries.length - 1];
-    ctx.body = {
-      recipe: LEDGER_RECIPE,
-      head,
-      entries,
-      next_from: last && last.seq < head.seq ? last.seq + 1 : null,
-    };
+    const last_seq = entries.length > 0 ? from + entries.length - 1 : undefined;
+    const next_from = last_seq !== undefined && last_seq < head.seq ? last_seq + 1 : null;
+    // Entries are stored as the JSON they are served as; the page is spliced, not re-encoded.
+    ctx.type = 'application/json';
+    ctx.body = `{"recipe":${JSON.stringify(LEDGER_RECIPE)},"head":${JSON.stringify(head)},"next_from":${next_from},"entries":[${entries.join(',')}]}`;
   });
 
   router.get('/api/v1/status', (ctx) => {

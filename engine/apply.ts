@@ -1,7 +1,7 @@
 import type { ApplyOutcome } from './act.js';
 import { findAct } from './catalogue.js';
 import { invariant } from './invariant.js';
-import { chainEntry, type LedgerEntry, type LedgerEvent, type Proof } from './ledger.js';
+import { chainEntry, type ChainedEntry, type LedgerEvent, type Proof } from './ledger.js';
 import type { SocietyState } from './state.js';
 import type { EpochMs } from './time.js';
 
@@ -22,7 +22,7 @@ export interface TickRecord {
 
 export interface Applied {
   outcome: ApplyOutcome;
-  entries: LedgerEntry[];
+  entries: ChainedEntry[];
 }
 
 /**
@@ -49,10 +49,10 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
 }
 
 /** Replays a logged tick; every action in it was applied once, so none may refuse now. */
-export function replayTick(state: SocietyState, record: TickRecord): LedgerEntry[] {
+export function replayTick(state: SocietyState, record: TickRecord): ChainedEntry[] {
   invariant(record.tick === state.tick + 1, `log gap: tick ${record.tick} after ${state.tick}`);
   invariant(record.at_ms >= state.clock_ms, `engine time went backwards at tick ${record.tick}`);
-  const entries: LedgerEntry[] = [];
+  const entries: ChainedEntry[] = [];
   for (const action of record.actions) {
     const { outcome, entries: produced } = applyAction(state, action, record.at_ms);
     invariant(outcome.ok, `replay diverged: ${action.act} refused at tick ${record.tick}`);

@@ -1,5 +1,5 @@
 import { applyAction, type LoggedAction, type TickRecord } from './apply.js';
-import type { LedgerEntry } from './ledger.js';
+import type { ChainedEntry } from './ledger.js';
 import { refuse, type Refusal } from './refusals.js';
 import { recoverState } from './recover.js';
 import { imageOf, type SocietyState } from './state.js';
@@ -12,7 +12,7 @@ export interface Submission extends LoggedAction {
 }
 
 export type SubmitResult =
-  | { ok: true; result: Record<string, unknown>; entries: LedgerEntry[] }
+  | { ok: true; result: Record<string, unknown>; entries: ChainedEntry[] }
   | Refusal;
 
 export interface EngineOptions {
@@ -103,7 +103,7 @@ export class Engine {
     const state = this.current;
     const at_ms = Math.max(this.options.clock(), state.clock_ms);
     const logged: LoggedAction[] = [];
-    const entries: LedgerEntry[] = [];
+    const entries: ChainedEntry[] = [];
     const answers: SubmitResult[] = [];
     for (let index = 0; index < batch.length; index++) {
       const { act, actor, payload, proof } = batch[index]!.submission;

@@ -44,8 +44,18 @@ export function entryHash(entry: Omit<LedgerEntry, 'hash'> | LedgerEntry): strin
   return sha256Hex(canonicalJson(unhashed));
 }
 
+/**
+ * An entry placed on the chain, kept as the JSON it is served as: the canonical text
+ * that was hashed, with the hash appended. Stored and served without re-encoding.
+ */
+export interface ChainedEntry {
+  seq: number;
+  hash: string;
+  json: string;
+}
+
 /** Places an event on the chain after `head`; the caller advances its head to the result. */
-export function chainEntry(head: LedgerHead, at_ms: EpochMs, event: LedgerEvent, proof?: Proof): LedgerEntry {
+export function chainEntry(head: LedgerHead, at_ms: EpochMs, event: LedgerEvent, proof?: Proof): ChainedEntry {
   const unhashed: Omit<LedgerEntry, 'hash'> = {
     seq: head.seq + 1,
     prev_hash: head.hash,
@@ -55,5 +65,22 @@ export function chainEntry(head: LedgerHead, at_ms: EpochMs, event: LedgerEvent,
     data: event.data,
     ...(proof ? { proof } : {}),
   };
-  return { ...unhashed, hash: entryHash(unhashed) };
+  const canonical = canonicalEntry(unhashed);
+  const hash = sha256Hex(canonical);
+  return { seq: unhashed.seq, hash, json: `${canonical.slice(0, -1)},"hash":"${hash}"}` };
+}
+
+const quote = JSON.stringify;
+
+/**
+ * The JCS text of an unhashed entry, written around its fixed envelope: the keys in
+ * their sorted order, strings through JSON.stringify (whose escapes are the ones
+ * RFC 8785 prescribes), and only `data` through the general canonicaliser. It is the
+ * hot path of every append; a property test holds it equal to canonicalJson(entry).
+ */
+export function canonicalEntry(entry: Omit<LedgerEntry, 'hash'>): string {
+  const proof = entry.proof
+    ? `,"proof":{"body":${quote(entry.proof.body)},"method":${quote(entry.proof.method)},"nonce":${quote(entry.proof.nonce)},"path":${quote(entry.proof.path)},"signature":${quote(entry.proof.signature)}}`
+    : '';
+  return `{"actor":${quote(entry.actor)},"at":${quote(entry.at)},"data":${canonicalJson(entry.data)},"event_type":${quote(entry.event_type)},"prev_hash":${quote(entry.prev_hash)}${proof},"seq":${entry.seq}}`;
 }

@@ -21,8 +21,7 @@ export function recoverState(store: EngineStore, options: RecoverOptions = {}): 
   const last_tick = store.lastTick();
   for (const record of store.ticksAfter(state.tick)) {
     for (const entry of replayTick(state, record)) {
-      const stored = store.ledgerEntry(entry.seq);
-      invariant(stored && stored.hash === entry.hash, `replay diverged from the stored ledger at seq ${entry.seq}`);
+      invariant(store.ledgerHash(entry.seq) === entry.hash, `replay diverged from the stored ledger at seq ${entry.seq}`);
     }
     options.on_tick?.(record.tick, last_tick);
   }

@@ -1,8 +1,8 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { TickRecord } from '../apply.js';
-import type { LedgerEntry } from '../ledger.js';
+import type { ChainedEntry } from '../ledger.js';
 import { GENESIS_PREV_HASH, type LedgerHead, type StateImage } from '../state.js';
-import type { EngineStore, TickCommit } from './types.js';
+import type { ConsumedNonce, EngineStore, TickCommit } from './types.js';
 
 export interface LmdbStoreOptions {
   /** Snapshots older than the newest few are deleted; the log keeps everything. */
@@ -11,17 +11,21 @@ export interface LmdbStoreOptions {
 
 /**
  * The engine's store on LMDB. Four databases in one environment:
- * log (tick -> TickRecord), ledger (seq -> entry), snapshots (tick -> state image)
- * and nonces (spent nonce -> expiry). Every tick's writes are issued in one
+ * log (tick -> TickRecord as JSON), ledger (seq -> the entry's served JSON),
+ * snapshots (tick -> state image, msgpack) and spent_nonces (commit number -> the
+ * nonces that commit spent, with their expiry; one record per commit, not per nonce).
+ * Log and ledger hold JSON text: it is what was hashed and what is served, and
+ * V8's JSON is faster than any re-encoding for these string-heavy records. Every tick's writes are issued in one
  * synchronous turn, which lmdb-js places in one transaction; commits are fsynced
  * before their promise resolves (overlappingSync off), so an answered act is durable.
  */
 export class LmdbStore implements EngineStore {
   readonly root: RootDatabase;
-  private readonly log: Database<TickRecord, number>;
-  private readonly ledger: Database<LedgerEntry, number>;
+  private readonly log: Database<string, number>;
+  private readonly ledger: Database<string, number>;
   private readonly snapshots: Database<StateImage, number>;
-  private readonly nonces: Database<number, string>;
+  private readonly spent_nonces: Database<ConsumedNonce[], number>;
+  private next_nonce_record: number;
   private readonly snapshots_kept: number;
   /** The head as committed (or queued in commit order); reads never see a later one. */
   private committed_head: LedgerHead;
@@ -29,13 +33,14 @@ export class LmdbStore implements EngineStore {
 
   constructor(readonly path: string, options: LmdbStoreOptions = {}) {
     this.root = open({ path, overlappingSync: false, noSync: false, maxDbs: 8 });
-    this.log = this.root.openDB({ name: 'log', keyEncoding: 'uint32' });
-    this.ledger = this.root.openDB({ name: 'ledger', keyEncoding: 'uint32' });
+    this.log = this.root.openDB({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
+    this.ledger = this.root.openDB({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
     this.snapshots = this.root.openDB({ name: 'snapshots', keyEncoding: 'uint32' });
-    this.nonces = this.root.openDB({ name: 'nonces' });
+    this.spent_nonces = this.root.openDB({ name: 'spent_nonces', keyEncoding: 'uint32' });
+    this.next_nonce_record = (first(this.spent_nonces.getKeys({ reverse: true, limit: 1 })) ?? 0) + 1;
     this.snapshots_kept = options.snapshots_kept ?? 3;
-    const last = this.lastLedgerEntry();
-    this.committed_head = last ? { seq: last.seq, hash: last.hash } : { seq: 0, hash: GENESIS_PREV_HASH };
+    const last_seq = first(this.ledger.getKeys({ reverse: true, limit: 1 }));
+    this.committed_head = last_seq === undefined ? { seq: 0, hash: GENESIS_PREV_HASH } : { seq: last_seq, hash: this.ledgerHash(last_seq)! };
     const last_record = first(this.log.getKeys({ reverse: true, limit: 1 }));
     this.last_logged_tick = last_record ?? 0;
   }
@@ -45,11 +50,11 @@ export class LmdbStore implements EngineStore {
     // in the same transaction: a tick is committed whole or not at all.
     let last: Promise<boolean> | undefined;
     if (commit.record) {
-      last = this.log.put(commit.record.tick, commit.record);
+      last = this.log.put(commit.record.tick, JSON.stringify(commit.record));
       this.last_logged_tick = commit.record.tick;
     }
-    for (const entry of commit.entries) last = this.ledger.put(entry.seq, entry);
-    for (const spent of commit.consumed_nonces) last = this.nonces.put(spent.nonce, spent.expires_at_ms);
+    for (const entry of commit.entries) last = this.ledger.put(entry.seq, entry.json);
+    if (commit.consumed_nonces.length > 0) last = this.spent_nonces.put(this.next_nonce_record++, commit.consumed_nonces);
     if (commit.snapshot) {
       last = this.snapshots.put(commit.snapshot.tick, commit.snapshot);
       const kept = Array.from(this.snapshots.getKeys({ reverse: true, limit: this.snapshots_kept }));
@@ -75,15 +80,17 @@ export class LmdbStore implements EngineStore {
   }
 
   ticksAfter(tick: number): Iterable<TickRecord> {
-    return this.log.getRange({ start: tick + 1 }).map(({ value }) => value);
+    return this.log.getRange({ start: tick + 1 }).map(({ value }) => JSON.parse(value) as TickRecord);
   }
 
   lastTick(): number {
     return this.last_logged_tick;
   }
 
-  ledgerEntry(seq: number): LedgerEntry | undefined {
-    return this.ledger.get(seq);
+  /** Every stored entry ends with "hash":"<64 hex>"} by construction (see chainEntry). */
+  ledgerHash(seq: number): string | undefined {
+    const json = this.ledger.get(seq);
+    return json === undefined ? undefined : json.slice(-66, -2);
   }
 
   /** The durable head: what a reader may be shown. */
@@ -91,27 +98,28 @@ export class LmdbStore implements EngineStore {
     return { ...this.committed_head };
   }
 
-  /** Entries from..from+limit-1 that are committed, in order. */
-  ledgerPage(from: number, limit: number): LedgerEntry[] {
+  /** The served JSON of entries from..from+limit-1 that are committed, in order. */
+  ledgerPage(from: number, limit: number): string[] {
     const end = Math.min(from + limit - 1, this.committed_head.seq);
     if (end < from) return [];
     return Array.from(this.ledger.getRange({ start: from, end: end + 1 }), ({ value }) => value);
   }
 
-  /** Spent nonces past their expiry can never be presented again; drop them. */
+  /** Records whose nonces have all expired can never matter again; drop them. */
   pruneSpentNonces(now_ms: number): number {
     let pruned = 0;
-    for (const { key, value } of this.nonces.getRange()) {
-      if (value < now_ms) {
-        void this.nonces.remove(key);
+    for (const { key, value } of this.spent_nonces.getRange()) {
+      if (value.every((spent) => spent.expires_at_ms < now_ms)) {
+        void this.spent_nonces.remove(key);
         pruned++;
       }
     }
     return pruned;
   }
 
-  isNonceSpent(nonce: string): boolean {
-    return this.nonces.get(nonce) !== undefined;
+  /** Every spent nonce on record, oldest first (an audit read; not on any hot path). */
+  *spentNonces(): Iterable<ConsumedNonce> {
+    for (const { value } of this.spent_nonces.getRange()) yield* value;
   }
 
   async close(): Promise<void> {
@@ -119,9 +127,6 @@ export class LmdbStore implements EngineStore {
     await this.root.close();
   }
 
-  private lastLedgerEntry(): LedgerEntry | undefined {
-    return first(this.ledger.getRange({ reverse: true, limit: 1 }))?.value;
-  }
 }
 
 function first<T>(items: Iterable<T>): T | undefined {

@@ -1,5 +1,5 @@
 import type { TickRecord } from '../apply.js';
-import type { LedgerEntry } from '../ledger.js';
+import type { ChainedEntry } from '../ledger.js';
 import type { LedgerHead, StateImage } from '../state.js';
 
 export interface ConsumedNonce {
@@ -11,7 +11,7 @@ export interface ConsumedNonce {
 export interface TickCommit {
   /** Absent when every action of the tick was refused: only nonces are spent. */
   record?: TickRecord;
-  entries: LedgerEntry[];
+  entries: ChainedEntry[];
   consumed_nonces: ConsumedNonce[];
   snapshot?: StateImage;
 }
@@ -28,6 +28,7 @@ export interface EngineStore {
   latestSnapshot(): StateImage | undefined;
   ticksAfter(tick: number): Iterable<TickRecord>;
   lastTick(): number;
-  ledgerEntry(seq: number): LedgerEntry | undefined;
+  /** The hash of the stored entry at seq, if there is one. */
+  ledgerHash(seq: number): string | undefined;
   ledgerHead(): LedgerHead;
 }

@@ -1,0 +1,96 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import { Engine, type Submission } from '../engine/engine.js';
+import { agentIdOf } from '../engine/identity.js';
+import { chainEntry } from '../engine/ledger.js';
+import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { opsPerSecond } from './measure.js';
+
+// One full tick (actions_per_tick_max) per call, so both sides commit one transaction per call.
+const batch_size = 1024;
+const agents_count = 1000;
+
+/** A fresh, well-formed public key; the engine checks format and uniqueness, not curve points. */
+function fakePubkey(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Durable ledger appends through the whole engine (apply, JCS, SHA-256, log record,
+ * spent nonces, one LMDB commit per tick) beside the bare limit: SHA-256 of the
+ * same entry bytes and one lmdb put each, committed the same way, no engine.
+ */
+export async function benchLedgerAppend(): Promise<{ engine: number; bare: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
+  let now = Date.parse('2026-11-21T10:00:00Z');
+  const store = new LmdbStore(join(dir, 'engine'));
+  const engine = await Engine.open(store, { founder_pubkey: fakePubkey() }, { clock: () => (now += 1) });
+  const agents = Array.from({ length: agents_count }, () => fakePubkey());
+  const actors = agents.map((pubkey) => agentIdOf(pubkey));
+  const registered = await Promise.all(
+    agents.map((pubkey, index) => engine.submit({ act: 'register', actor: actors[index]!, payload: { pubkey, handle: `bench-${index}`, declared_runtime: '', backup_pubkey: null } })),
+  );
+  if (!registered.every((outcome) => outcome.ok)) throw new Error('bench registration refused');
+
+  const proof = { method: 'POST', path: '/api/v1/keys/backup', nonce: randomBytes(18).toString('base64url'), body: '', signature: randomBytes(64).toString('base64url') };
+  let batch: Submission[] = [];
+  const prepareEngineBatch = () => {
+    batch = Array.from({ length: batch_size }, (_, index) => {
+      const backup_pubkey = fakePubkey();
+      return {
+        act: 'key_backup_register',
+        actor: actors[index % actors.length]!,
+        payload: { backup_pubkey },
+        proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body: `{"backup_pubkey":"${backup_pubkey}"}` },
+        consumed_nonce: { nonce: randomBytes(18).toString('base64url'), expires_at_ms: now + 300_000 },
+      };
+    });
+  };
+
+  // The bare side writes the same kind of entries, pre-built, so it measures only hash + put.
+  const bare_root = open({ path: join(dir, 'bare'), overlappingSync: false, noSync: false });
+  const bare_db = bare_root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
+  let bare_seq = 0;
+  let bare_entries: string[] = [];
+  const prepareBareBatch = () => {
+    prepareEngineBatch();
+    bare_entries = batch.map((submission, index) => {
+      const event = { event_type: 'key_backup_registered', actor: submission.actor, data: { agent_id: submission.actor, ...(submission.payload as object), replaced_backup_pubkey: null } };
+      return chainEntry({ seq: bare_seq + index, hash: '0'.repeat(64) }, now, event, submission.proof).json;
+    });
+  };
+
+  try {
+    const rates = await opsPerSecond([
+      {
+        name: 'engine',
+        ops_per_call: batch_size,
+        beforeEach: prepareEngineBatch,
+        fn: async () => {
+          await Promise.all(batch.map((submission) => engine.submit(submission)));
+        },
+      },
+      {
+        name: 'bare',
+        ops_per_call: batch_size,
+        beforeEach: prepareBareBatch,
+        fn: async () => {
+          let last: Promise<boolean> | undefined;
+          for (const bytes of bare_entries) {
+            createHash('sha256').update(bytes).digest('hex');
+            last = bare_db.put(++bare_seq, bytes);
+          }
+          await last;
+        },
+      },
+    ]);
+    return { engine: rates.engine!, bare: rates.bare! };
+  } finally {
+    await store.close();
+    await bare_root.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

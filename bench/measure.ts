@@ -1,0 +1,36 @@
+import { cpus, totalmem, type as osType, release } from 'node:os';
+import { Bench } from 'tinybench';
+
+/** The machine line every result carries: figures only mean something beside it. */
+export function machineLine(): string {
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown cpu';
+  return `${cpu}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ${osType()} ${release()}, Node ${process.version}`;
+}
+
+export interface TaskSpec {
+  name: string;
+  /** How many operations one call of fn performs (a batch of appends counts its entries). */
+  ops_per_call: number;
+  fn: () => unknown;
+  beforeEach?: () => void;
+}
+
+/** Runs tasks side by side in one tinybench and returns operations per second for each. */
+export async function opsPerSecond(tasks: TaskSpec[], time_ms = 1500): Promise<Record<string, number>> {
+  const bench = new Bench({ time: time_ms, iterations: 5, warmup: true, warmupIterations: 2 });
+  for (const task of tasks) bench.add(task.name, task.fn as () => Promise<void>, task.beforeEach ? { beforeEach: task.beforeEach } : {});
+  await bench.run();
+  const rates: Record<string, number> = {};
+  for (const task of tasks) {
+    const result = bench.getTask(task.name)?.result;
+    if (!result || result.state !== 'completed') throw new Error(`bench task ${task.name} did not complete: ${result?.state}`);
+    rates[task.name] = (task.ops_per_call * 1000) / result.period;
+  }
+  return rates;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

@@ -1,0 +1,39 @@
+import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import * as ed from '@noble/ed25519';
+import { opsPerSecond } from './measure.js';
+
+/**
+ * The server's verifier (node:crypto on a cached KeyObject) beside the pure-JS
+ * @noble/ed25519 the client signs with, verifying the same signing strings.
+ */
+export async function benchSignatures(): Promise<{ node: number; noble: number }> {
+  ed.hashes.sha512 = (message: Uint8Array) => createHash('sha512').update(message).digest();
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw_public = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url');
+  const key_object = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw_public.toString('base64url') }, format: 'jwk' });
+  const messages = Array.from({ length: 64 }, (_, i) => Buffer.from(`society-sig-v1\nPOST\n/api/v1/act\nag_0123456789abcdef\nnonce${i}\n${'ab'.repeat(32)}`));
+  const signatures = messages.map((message) => sign(null, message, privateKey));
+  let index = 0;
+  const rates = await opsPerSecond(
+    [
+      {
+        name: 'node',
+        ops_per_call: 1,
+        fn: () => {
+          const i = index++ & 63;
+          if (!verify(null, messages[i]!, key_object, signatures[i]!)) throw new Error('verify failed');
+        },
+      },
+      {
+        name: 'noble',
+        ops_per_call: 1,
+        fn: () => {
+          const i = index++ & 63;
+          if (!ed.verify(signatures[i]!, messages[i]!, raw_public)) throw new Error('verify failed');
+        },
+      },
+    ],
+    1000,
+  );
+  return { node: rates.node!, noble: rates.noble! };
+}
