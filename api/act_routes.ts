@@ -2,11 +2,10 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ActDefinition } from '../engine/act.js';
-import { canonicalJson } from '../engine/canonical.js';
 import { CATALOGUE, findAct } from '../engine/catalogue.js';
 import type { Engine, SubmitResult } from '../engine/engine.js';
 import type { Authenticator } from './authenticate.js';
-import { parseOrThrow } from './parse.js';
+import { canonicalOrThrow, parseOrThrow } from './parse.js';
 import { RefusalError } from './refusal_error.js';
 
 /** The request of POST /api/v1/act, as the specification gives it; defaults are part of what is signed. */
@@ -32,7 +31,7 @@ export function mountActRoutes(router: Router, deps: ActRouteDeps): void {
     if (!act.rest) continue;
     router.post(act.rest.path, async (ctx) => {
       const payload = parseOrThrow(act.payload, ctx.request.body, ['body']);
-      const outcome = await perform(ctx, deps, act, payload, canonicalJson(payload));
+      const outcome = await perform(ctx, deps, act, payload, canonicalOrThrow(payload, ['body']));
       ctx.body = { ...outcome.result, ledger: ledgerRange(outcome) };
     });
   }
@@ -48,7 +47,7 @@ export function mountActRoutes(router: Router, deps: ActRouteDeps): void {
       throw RefusalError.of('UNKNOWN_ACT', `There is no act named '${request.act}'.`, { acts });
     }
     const payload = parseOrThrow(act.payload, request.payload ?? {}, ['body', 'payload']);
-    const signed_body = canonicalJson({ ...request, payload });
+    const signed_body = canonicalOrThrow({ ...request, payload }, ['body']);
     const outcome = await perform(ctx, deps, act, payload, signed_body);
     ctx.body = { act: act.name, result: outcome.result, ledger: ledgerRange(outcome) };
   });

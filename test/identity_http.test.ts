@@ -85,6 +85,14 @@ describe('registration', () => {
     expect(missing.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'pubkey'], type: 'missing' }));
   });
 
+  it('answers 422 string_unicode for a lone surrogate, which has no canonical form', async () => {
+    const key = await generateKey();
+    const body = `{"pubkey":"${key.public_key}","handle":"lonely","declared_runtime":"bad \\ud800 text","backup_pubkey":null}`;
+    const response = await request(url, '/api/v1/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0]).toMatchObject({ loc: ['body', 'declared_runtime'], type: 'string_unicode' });
+  });
+
   it('answers 422 json_invalid for malformed JSON and a non-object body', async () => {
     const broken = await request(url, '/api/v1/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"handle": ' });
     expect(broken.status).toBe(422);

@@ -1,0 +1,40 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../engine/canonical.js';
+import { canonicalEntry, chainEntry, entryHash } from '../engine/ledger.js';
+
+// Printable text in every script, and ASCII including control characters (escapes).
+const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'binary-ascii', maxLength: 40 }));
+const json_value = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(text, tie('value'), { maxKeys: 4 })),
+})).value;
+
+const proof = fc.record({ method: fc.constantFrom('POST', 'GET'), path: text, nonce: text, body: text, signature: text });
+const unhashed = fc.record(
+  { seq: fc.nat(), prev_hash: fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), at: text, event_type: text, actor: text, data: fc.dictionary(text, json_value, { maxKeys: 6 }), proof },
+  { requiredKeys: ['seq', 'prev_hash', 'at', 'event_type', 'actor', 'data'] },
+);
+
+describe('the ledger entry canonicaliser', () => {
+  it('writes exactly what the general JCS canonicaliser writes, for any entry', () => {
+    fc.assert(
+      fc.property(unhashed, (entry) => {
+        expect(canonicalEntry(entry)).toBe(canonicalJson(entry));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('serves JSON that parses back to the entry with the hash of its canonical text', () => {
+    fc.assert(
+      fc.property(unhashed, fc.integer({ min: 0, max: 4_000_000_000_000 }), (entry, at_ms) => {
+        const chained = chainEntry({ seq: entry.seq, hash: entry.prev_hash }, at_ms, { event_type: entry.event_type, actor: entry.actor, data: entry.data }, entry.proof);
+        const served = JSON.parse(chained.json);
+        expect(served.hash).toBe(chained.hash);
+        expect(entryHash(served)).toBe(chained.hash);
+        expect(chained.json.slice(-66, -2)).toBe(chained.hash);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
