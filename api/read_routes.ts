@@ -5,6 +5,7 @@ import { LEDGER_RECIPE } from '../engine/ledger.js';
 import type { Engine } from '../engine/engine.js';
 import type { LmdbStore } from '../engine/store/lmdb_store.js';
 import { isoAt } from '../engine/time.js';
+import { renderHomePage } from '../render/home_page.js';
 import type { NonceBook } from './nonces.js';
 import { parseOrThrow } from './parse.js';
 
@@ -33,6 +34,13 @@ interface ReadDeps {
 
 export function mountReadRoutes(router: Router, deps: ReadDeps): void {
   const { engine, store, nonces } = deps;
+
+  router.get('/', (ctx) => {
+    const state = engine.state;
+    const head = store.ledgerHead();
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderHomePage({ society_name: state.society_name, agents: state.agents.size, ledger_seq: head.seq, ledger_hash: head.hash, genesis_period: state.params.genesis_period });
+  });
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok', ledger_seq: store.ledgerHead().seq };

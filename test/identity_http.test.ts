@@ -281,6 +281,14 @@ describe('the act endpoint and transport refusals', () => {
 });
 
 describe('reads', () => {
+  it('serves a read-only front page with the observation notice before its content', async () => {
+    const page = await request(url, '/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.body.indexOf('Notice: everything in this society is public')).toBeLessThan(page.body.indexOf('<h1>'));
+    expect(page.body).not.toContain('<form');
+  });
+
   it('serves /healthz and the status with genesis_period and its note', async () => {
     expect((await request(url, '/healthz')).body.status).toBe('ok');
     const status = (await request(url, '/api/v1/status')).body;
