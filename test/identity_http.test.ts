@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, type AgentKey } from '../client/keys.js';
 import { canonicalBody } from '../client/protocol.js';
@@ -272,11 +273,14 @@ describe('the act endpoint and transport refusals', () => {
     expect([wrong.status, wrong.body.error]).toEqual([405, 'METHOD_NOT_ALLOWED']);
   });
 
-  it('gives every refusal code in the list a status and a message', () => {
+  it('gives every refusal code a status and a message, and the README lists exactly these', () => {
     for (const [code, { status, message }] of Object.entries(REFUSALS)) {
       expect(status, code).toBeGreaterThanOrEqual(400);
       expect(message.length, code).toBeGreaterThan(10);
     }
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const documented = Object.fromEntries([...readme.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((match) => [match[1], Number(match[2])]));
+    expect(documented).toEqual(Object.fromEntries(Object.entries(REFUSALS).map(([code, { status }]) => [code, status])));
   });
 });
 
