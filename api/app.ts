@@ -7,6 +7,7 @@ import { mountActRoutes } from './act_routes.js';
 import { Authenticator } from './authenticate.js';
 import { errorsMiddleware, type ErrorReporter } from './errors_middleware.js';
 import { requireJsonBodies } from './json_only.js';
+import { limitBodyNesting } from './nesting_limit.js';
 import type { NonceBook } from './nonces.js';
 import { mountReadRoutes } from './read_routes.js';
 import { RefusalError } from './refusal_error.js';
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorsMiddleware(deps.report));
   app.use(requireJsonBodies());
   app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }));
+  app.use(limitBodyNesting());
   app.use(async (ctx, next) => {
     await next();
     if (ctx.status === 404 && ctx.body == null) throw RefusalError.of('NOT_FOUND', `There is no route ${ctx.method} ${ctx.path}.`);

@@ -22,7 +22,7 @@ export function validationItems(issues: readonly Issue[], loc_prefix: readonly (
       return issue.keys.map((key) => ({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
     }
     const item: ValidationItem = { loc, ...describe(issue) };
-    if (issue.input !== undefined) item.input = issue.input;
+    if (isSmall(issue.input)) item.input = issue.input;
     return [item];
   });
 }
@@ -49,4 +49,13 @@ function describe(issue: Issue): { msg: string; type: string; ctx?: Record<strin
     default:
       return { msg: issue.message, type: 'value_error' };
   }
+}
+
+const echoed_input_chars_max = 512;
+
+/** The offending input is echoed back only when it is small: a refusal must not amplify a large body. */
+function isSmall(input: unknown): boolean {
+  if (input === undefined) return false;
+  if (input === null || typeof input !== 'object') return typeof input !== 'string' || input.length <= echoed_input_chars_max;
+  return JSON.stringify(input).length <= echoed_input_chars_max;
 }
