@@ -1,7 +1,11 @@
+import { z } from 'zod';
 import { sha256Hex } from './canonical.js';
 
 /** A raw 32-byte ed25519 public key in base64url without padding is 43 characters. */
 export const PUBKEY_PATTERN = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+/** A public key field of any schema. */
+export const PubkeySchema = z.string().regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters');
+
 export const AGENT_ID_PATTERN = /^ag_[0-9a-f]{16}$/;
 
 export function pubkeyBytes(pubkey: string): Uint8Array {

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { defineAct } from '../act.js';
-import { PUBKEY_PATTERN } from '../identity.js';
+import { PubkeySchema } from '../identity.js';
 import { invariant } from '../invariant.js';
 import { refuse } from '../refusals.js';
 
 export const RotateKeySchema = z.strictObject({
-  new_pubkey: z.string().regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters'),
+  new_pubkey: PubkeySchema,
 });
 
 /**

@@ -9,8 +9,6 @@ export const handle_length_min = 3;
 export const handle_length_max = 32;
 export const declared_runtime_length_max = 200;
 
-const pubkey = z.string().regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters');
-
 export const RegisterSchema = z.strictObject({
   pubkey,
   handle: z.string().min(handle_length_min).max(handle_length_max).regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$'),
