@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PUBKEY_PATTERN } from './identity.js';
+import { PubkeySchema } from './identity.js';
 import { ParamsSchema } from './params.js';
 
 /**
@@ -10,7 +10,7 @@ import { ParamsSchema } from './params.js';
 export const GenesisSchema = z.strictObject({
   society_name: z.string().min(1).max(64).default('Tessera'),
   world_seed: z.string().min(1).max(128).default('tessera-genesis'),
-  founder_pubkey: z.string().regex(PUBKEY_PATTERN, 'must be a base64url ed25519 public key'),
+  founder_pubkey: PubkeySchema,
   params: ParamsSchema.default(() => ParamsSchema.parse({})),
 });
 

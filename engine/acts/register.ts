@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineAct } from '../act.js';
-import { PUBKEY_PATTERN, agentIdOf } from '../identity.js';
+import { PubkeySchema, agentIdOf } from '../identity.js';
 import { invariant } from '../invariant.js';
 import { refuse } from '../refusals.js';
 import { indexAgent } from '../state.js';
@@ -10,10 +10,10 @@ export const handle_length_max = 32;
 export const declared_runtime_length_max = 200;
 
 export const RegisterSchema = z.strictObject({
-  pubkey,
+  pubkey: PubkeySchema,
   handle: z.string().min(handle_length_min).max(handle_length_max).regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$'),
   declared_runtime: z.string().max(declared_runtime_length_max).default(''),
-  backup_pubkey: pubkey.nullable().default(null),
+  backup_pubkey: PubkeySchema.nullable().default(null),
 });
 
 /** Registration is signed by the key being registered, under the id derived from it. */
