@@ -1,4 +1,5 @@
 import { applyAction, type LoggedAction, type TickRecord } from './apply.js';
+import { GenesisSchema } from './genesis.js';
 import type { ChainedEntry } from './ledger.js';
 import { refuse, type Refusal } from './refusals.js';
 import { recoverState } from './recover.js';
@@ -59,7 +60,8 @@ export class Engine {
   static async open(store: EngineStore, genesis: unknown, options: EngineOptions): Promise<Engine> {
     const engine = new Engine(store, recoverState(store), options);
     if (engine.current.tick === 0) {
-      const founded = await engine.submit({ act: 'society_found', actor: 'system', payload: genesis });
+      // Parsed here too, so the logged genesis always carries every default.
+      const founded = await engine.submit({ act: 'society_found', actor: 'system', payload: GenesisSchema.parse(genesis) });
       if (!founded.ok) throw new Error(`genesis refused: ${founded.code} ${founded.message}`);
     }
     return engine;

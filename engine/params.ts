@@ -1,19 +1,52 @@
 import { z } from 'zod';
 
+const count = (max: number, fallback: number) => z.int().min(0).max(max).default(fallback);
+
 /**
- * The votable parameters. Their initial values come from the genesis file; after
- * that only an enacted motion changes them. Every value is an integer or a boolean
- * so that state and ledger stay exact.
+ * The votable parameters ("votable physics" among them). Their initial values come
+ * from the genesis file; after that only the engine changes them (governance will
+ * enact changes through it). Integers and booleans only, so state stays exact.
  */
 export const ParamsSchema = z.strictObject({
-  ap_at_registration: z.int().min(0).max(1_000_000).default(20),
+  // AP
+  ap_at_registration: count(1_000_000, 20),
   ap_interval_seconds: z.int().min(1).max(86_400).default(90),
-  ap_per_interval: z.int().min(0).max(1_000).default(1),
+  ap_per_interval: count(1_000, 1),
   ap_cap: z.int().min(1).max(1_000_000).default(480),
+  // Governance
   voting_window_seconds: z.int().min(60).max(30 * 86_400).default(48 * 3600),
   genesis_period: z.boolean().default(true),
+  // Movement: AP per step onto each biome; water is impassable until bridges are legislated.
+  move_ap_plains: count(100, 1),
+  move_ap_ruins: count(100, 1),
+  move_ap_forest: count(100, 2),
+  move_ap_wasteland: count(100, 2),
+  move_ap_desert: count(100, 2),
+  move_ap_mountain: count(100, 4),
+  move_ap_road: count(100, 1),
+  bridges_allowed: z.boolean().default(false),
+  // Working the world
+  block_reach: z.int().min(1).max(64).default(4),
+  dig_ap: count(100, 1),
+  gather_ap: count(100, 1),
+  gather_regrow_seconds: count(30 * 86_400, 86_400),
+  place_ap: count(100, 1),
+  break_ap: count(100, 1),
+  break_refund_percent: count(100, 50),
+  transfer_ap: count(100, 1),
+  road_ap: count(100, 4),
+  road_slag: count(1_000, 6),
+  // Exploration and standing
+  reveal_radius: z.int().min(0).max(16).default(2),
+  exploration_bonus_daily_tiles: count(100_000, 25),
+  exploration_bonus_standing: count(1_000, 2),
+  biome_first_standing: count(100_000, 25),
+  relic_standing: count(100_000, 40),
 });
 
 export type Params = z.output<typeof ParamsSchema>;
 
 export const DEFAULT_PARAMS: Params = ParamsSchema.parse({});
+
+/** The parameters that describe the world, served by GET /api/v1/world/params. */
+export const WORLD_PARAM_NAMES = Object.keys(DEFAULT_PARAMS).filter((name) => name !== 'voting_window_seconds' && name !== 'genesis_period') as (keyof Params)[];

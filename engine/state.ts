@@ -1,6 +1,8 @@
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { EpochMs } from './time.js';
 import type { Params } from './params.js';
+import { createWorld, type WorldState } from './world/world_state.js';
+import { restoreWorld, worldDigest, worldImage, type WorldImage } from './world/world_image.js';
 
 export const GENESIS_PREV_HASH = '0'.repeat(64);
 
@@ -36,7 +38,16 @@ export interface SocietyState {
   agent_by_handle: Map<string, string>;
   /** Every key in use, primary or backup, mapped to its agent: a key serves one agent only. */
   agent_by_key: Map<string, string>;
+  /** The grid world; made from the seed when the society is founded. */
+  world: WorldState;
 }
+
+/** Before genesis there is no seed and so no world: reaching for it then is a bug. */
+const NO_WORLD_YET = new Proxy({} as WorldState, {
+  get() {
+    throw new Error('the world exists only after society_found');
+  },
+});
 
 export function emptyState(): SocietyState {
   return {
@@ -50,7 +61,13 @@ export function emptyState(): SocietyState {
     agents: new Map(),
     agent_by_handle: new Map(),
     agent_by_key: new Map(),
+    world: NO_WORLD_YET,
   };
+}
+
+export function foundWorld(state: SocietyState, world_seed: string): void {
+  state.world_seed = world_seed;
+  state.world = createWorld(world_seed);
 }
 
 /** The serialisable form: maps become arrays sorted by key, indexes are rebuilt on load. */
@@ -64,6 +81,7 @@ export interface StateImage {
   tick: number;
   ledger_head: LedgerHead;
   agents: AgentRecord[];
+  world: WorldImage | null;
 }
 
 export function imageOf(state: Readonly<SocietyState>): StateImage {
@@ -78,6 +96,7 @@ export function imageOf(state: Readonly<SocietyState>): StateImage {
     tick: state.tick,
     ledger_head: state.ledger_head,
     agents: agents.map((agent) => ({ ...agent })),
+    world: state.world === NO_WORLD_YET ? null : worldImage(state.world),
   };
 }
 
@@ -91,6 +110,7 @@ export function stateFromImage(image: StateImage): SocietyState {
   state.tick = image.tick;
   state.ledger_head = { ...image.ledger_head };
   for (const agent of image.agents) indexAgent(state, { ...agent });
+  if (image.world) state.world = restoreWorld(image.world_seed, image.world);
   return state;
 }
 
@@ -106,5 +126,6 @@ export function indexAgent(state: SocietyState, agent: AgentRecord): void {
  * it is computed on demand (restart checks, drills, tests), never per tick.
  */
 export function stateHash(state: Readonly<SocietyState>): string {
-  return sha256Hex(canonicalJson(imageOf(state)));
+  const { world, ...core } = imageOf(state);
+  return sha256Hex(canonicalJson(core) + (world ? worldDigest(world) : ''));
 }

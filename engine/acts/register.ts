@@ -4,6 +4,8 @@ import { PubkeySchema, agentIdOf } from '../identity.js';
 import { invariant } from '../invariant.js';
 import { refuse } from '../refusals.js';
 import { indexAgent } from '../state.js';
+import { joinWorld } from '../world/join.js';
+import { spawnPoint } from '../world/spawn.js';
 
 export const handle_length_min = 3;
 export const handle_length_max = 32;
@@ -46,11 +48,13 @@ export const register = defineAct({
       registered_at_ms: ctx.at_ms,
       key_generation: 0,
     });
+    const position = spawnPoint(state.world, agent_id);
     ctx.emit({
       event_type: 'agent_registered',
       actor: agent_id,
-      data: { agent_id, handle: request.handle, pubkey: request.pubkey, backup_pubkey: request.backup_pubkey, declared_runtime: request.declared_runtime },
+      data: { agent_id, handle: request.handle, pubkey: request.pubkey, backup_pubkey: request.backup_pubkey, declared_runtime: request.declared_runtime, position, ap: state.params.ap_at_registration },
     });
-    return { ok: true, result: { agent_id, handle: request.handle, backup_key_registered: request.backup_pubkey !== null } };
+    joinWorld(ctx, agent_id, position);
+    return { ok: true, result: { agent_id, handle: request.handle, backup_key_registered: request.backup_pubkey !== null, position } };
   },
 });

@@ -2,7 +2,7 @@ import { defineAct } from '../act.js';
 import { GenesisSchema } from '../genesis.js';
 import { agentIdOf } from '../identity.js';
 import { invariant } from '../invariant.js';
-import { indexAgent } from '../state.js';
+import { foundWorld, indexAgent } from '../state.js';
 
 /**
  * The first action of every log. It records the genesis settings and registers the
@@ -20,7 +20,7 @@ export const societyFound = defineAct({
     invariant(state.ledger_head.seq === 0, 'society_found must be the first action');
     const founder_agent_id = agentIdOf(genesis.founder_pubkey);
     state.society_name = genesis.society_name;
-    state.world_seed = genesis.world_seed;
+    foundWorld(state, genesis.world_seed);
     state.founder_agent_id = founder_agent_id;
     state.params = { ...genesis.params };
     indexAgent(state, {

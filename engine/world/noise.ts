@@ -1,0 +1,88 @@
+/**
+ * Seeded integer hashing and value noise, in integer and plain float arithmetic only
+ * (no Math.sin and the like), so every platform generates the same world.
+ */
+export function hashString(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** A well-mixed 32-bit hash of up to three integers and a seed (murmur3 finaliser). */
+export function hash3(seed: number, a: number, b: number, c = 0): number {
+  let h = seed ^ Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ Math.imul(c, 0xc2b2ae3d);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** hash3 as a number in [0, 1). */
+export function unit3(seed: number, a: number, b: number, c = 0): number {
+  return hash3(seed, a, b, c) / 4294967296;
+}
+
+function smooth(t: number): number {
+  return t * t * (3 - 2 * t);
+}
+
+/** One octave: lattice values every `cell` tiles, computed once, interpolated per tile. */
+class Octave {
+  private readonly lattice: Float64Array;
+  private readonly stride: number;
+
+  constructor(seed: number, readonly cell: number, extent: number) {
+    this.stride = Math.ceil(extent / cell) + 2;
+    this.lattice = new Float64Array(this.stride * this.stride);
+    for (let gy = 0; gy < this.stride; gy++) {
+      for (let gx = 0; gx < this.stride; gx++) this.lattice[gy * this.stride + gx] = unit3(seed, gx, gy);
+    }
+  }
+
+  at(x: number, y: number): number {
+    const gx = Math.floor(x / this.cell);
+    const gy = Math.floor(y / this.cell);
+    const tx = smooth((x - gx * this.cell) / this.cell);
+    const ty = smooth((y - gy * this.cell) / this.cell);
+    const row = gy * this.stride + gx;
+    const a = this.lattice[row]!;
+    const b = this.lattice[row + 1]!;
+    const c = this.lattice[row + this.stride]!;
+    const d = this.lattice[row + this.stride + 1]!;
+    const top = a + (b - a) * tx;
+    return top + (c + (d - c) * tx - top) * ty;
+  }
+}
+
+/**
+ * Fractal value noise over a square of `extent` tiles, in [0, 1): octaves of smoothly
+ * interpolated lattice values, each half the cell size and half the weight of the last.
+ * Coherent regions, not noise per tile.
+ */
+export class FractalField {
+  private readonly octaves: Octave[] = [];
+  private readonly weights: number[] = [];
+  private readonly total_weight: number;
+
+  constructor(seed: number, base_cell: number, octave_count: number, extent: number) {
+    let weight = 1;
+    let total = 0;
+    for (let octave = 0, cell = base_cell; octave < octave_count; octave++, cell = Math.max(1, cell / 2), weight *= 0.5) {
+      this.octaves.push(new Octave((seed + octave * 1013) >>> 0, cell, extent));
+      this.weights.push(weight);
+      total += weight;
+    }
+    this.total_weight = total;
+  }
+
+  at(x: number, y: number): number {
+    let sum = 0;
+    for (let i = 0; i < this.octaves.length; i++) sum += this.octaves[i]!.at(x, y) * this.weights[i]!;
+    return sum / this.total_weight;
+  }
+}
