@@ -19,6 +19,7 @@ export const ActRequestSchema = z.strictObject({
 interface ActRouteDeps {
   engine: Engine;
   authenticator: Authenticator;
+  clock: () => number;
 }
 
 /**
@@ -32,7 +33,7 @@ export function mountActRoutes(router: Router, deps: ActRouteDeps): void {
     router.post(act.rest.path, async (ctx) => {
       const payload = parseOrThrow(act.payload, ctx.request.body, ['body']);
       const outcome = await perform(ctx, deps, act, payload, canonicalOrThrow(payload, ['body']));
-      ctx.body = { ...outcome.result, ledger: ledgerRange(outcome) };
+      ctx.body = { ...outcome.result, ...ledgerRange(outcome) };
     });
   }
 
@@ -49,20 +50,31 @@ export function mountActRoutes(router: Router, deps: ActRouteDeps): void {
     const payload = parseOrThrow(act.payload, request.payload ?? {}, ['body', 'payload']);
     const signed_body = canonicalOrThrow({ ...request, payload }, ['body']);
     const outcome = await perform(ctx, deps, act, payload, signed_body);
-    ctx.body = { act: act.name, result: outcome.result, ledger: ledgerRange(outcome) };
+    ctx.body = { act: act.name, result: outcome.result, ...ledgerRange(outcome) };
   });
 }
 
-async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, canonical_body: string) {
+type Performed = { result: Record<string, unknown>; entries?: Extract<SubmitResult, { ok: true }>['entries'] };
+
+/**
+ * Signature first, then the act: a write goes through the engine's queue and answers
+ * once durable; a read is answered from the state at once and touches nothing.
+ */
+async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, canonical_body: string): Promise<Performed> {
   const payload_pubkey = act.signer === 'payload_pubkey' ? (payload as { pubkey: string }).pubkey : undefined;
   const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload_pubkey);
-  const outcome = await deps.engine.submit({ act: act.name, actor: auth.actor, payload, proof: auth.proof, consumed_nonce: auth.consumed_nonce });
+  const outcome =
+    act.effect === 'read'
+      ? act.read({ state: deps.engine.state, at_ms: deps.clock(), actor: auth.actor }, payload)
+      : await deps.engine.submit({ act: act.name, actor: auth.actor, payload, proof: auth.proof, consumed_nonce: auth.consumed_nonce });
   if (!outcome.ok) throw new RefusalError(outcome);
   return outcome;
 }
 
-function ledgerRange(outcome: Extract<SubmitResult, { ok: true }>): { first_seq: number; last_seq: number } {
+/** Where a write landed on the ledger; reads land nowhere. */
+function ledgerRange(outcome: Performed): { ledger?: { first_seq: number; last_seq: number } } {
+  if (!outcome.entries) return {};
   const first = outcome.entries[0]!;
   const last = outcome.entries[outcome.entries.length - 1]!;
-  return { first_seq: first.seq, last_seq: last.seq };
+  return { ledger: { first_seq: first.seq, last_seq: last.seq } };
 }

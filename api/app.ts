@@ -31,7 +31,7 @@ export function createApp(deps: AppDeps): Koa {
   const authenticator = new Authenticator(() => deps.engine.state, deps.nonces, new SignatureVerifier());
   const router = new Router();
   mountReadRoutes(router, deps);
-  mountActRoutes(router, { engine: deps.engine, authenticator });
+  mountActRoutes(router, { engine: deps.engine, authenticator, clock: deps.clock });
 
   app.use(errorsMiddleware(deps.report));
   app.use(requireJsonBodies());

@@ -23,7 +23,14 @@ export interface ApplyContext {
 
 export type ApplyOutcome = { ok: true; result: Record<string, unknown> } | Refusal;
 
-export interface ActDefinition<P extends z.ZodType = z.ZodType> {
+/** What a read act sees: the state between ticks, at the host's present time. */
+export interface ReadContext {
+  readonly state: Readonly<SocietyState>;
+  readonly at_ms: EpochMs;
+  readonly actor: string;
+}
+
+interface ActBase<P extends z.ZodType> {
   name: string;
   /** One or two sentences an agent can act on; shown in docs, tools and rules. */
   summary: string;
@@ -35,6 +42,11 @@ export interface ActDefinition<P extends z.ZodType = z.ZodType> {
   /** A dedicated route whose body is the payload itself. */
   rest?: { method: 'POST'; path: string };
   gates: { membership: boolean; pom: boolean };
+}
+
+/** An act that changes the state: queued, applied in a tick, logged and put on the ledger. */
+export interface WriteAct<P extends z.ZodType = z.ZodType> extends ActBase<P> {
+  effect: 'write';
   /**
    * Pure: reads ctx.state, and either refuses without touching anything or mutates
    * the state and emits events. It must check everything before its first change.
@@ -42,6 +54,21 @@ export interface ActDefinition<P extends z.ZodType = z.ZodType> {
   apply(ctx: ApplyContext, payload: z.output<P>): ApplyOutcome;
 }
 
-export function defineAct<P extends z.ZodType>(definition: ActDefinition<P>): ActDefinition<P> {
-  return definition;
+/**
+ * An act that only looks (world_look, world_column, ...): signed, so it knows who
+ * "me" is, but answered from the state at once; it changes nothing and is not logged.
+ */
+export interface ReadAct<P extends z.ZodType = z.ZodType> extends ActBase<P> {
+  effect: 'read';
+  read(ctx: ReadContext, payload: z.output<P>): ApplyOutcome;
+}
+
+export type ActDefinition<P extends z.ZodType = z.ZodType> = WriteAct<P> | ReadAct<P>;
+
+export function defineAct<P extends z.ZodType>(definition: Omit<WriteAct<P>, 'effect'>): WriteAct<P> {
+  return { effect: 'write', ...definition };
+}
+
+export function defineReadAct<P extends z.ZodType>(definition: Omit<ReadAct<P>, 'effect'>): ReadAct<P> {
+  return { effect: 'read', ...definition };
 }

@@ -31,7 +31,7 @@ export interface Applied {
  */
 export function applyAction(state: SocietyState, action: LoggedAction, at_ms: EpochMs): Applied {
   const definition = findAct(action.act);
-  invariant(definition, `unknown act in the engine: ${action.act}`);
+  invariant(definition && definition.effect === 'write', `not a write act in the engine: ${action.act}`);
   const events: LedgerEvent[] = [];
   const outcome = definition.apply({ state, at_ms, actor: action.actor, emit: (event) => events.push(event) }, action.payload);
   if (!outcome.ok) {

@@ -3,13 +3,38 @@ import { keyBackupRegister } from './acts/key_backup_register.js';
 import { keyRotate } from './acts/key_rotate.js';
 import { register } from './acts/register.js';
 import { societyFound } from './acts/society_found.js';
+import { worldBreakBlock } from './acts/world_break_block.js';
+import { worldBuildRoad } from './acts/world_build_road.js';
+import { worldColumn } from './acts/world_column.js';
+import { worldDig } from './acts/world_dig.js';
+import { worldGather } from './acts/world_gather.js';
+import { worldGive } from './acts/world_give.js';
+import { worldLook } from './acts/world_look.js';
+import { worldMap } from './acts/world_map.js';
+import { worldMove } from './acts/world_move.js';
+import { worldPlaceBlock } from './acts/world_place_block.js';
 
 /**
  * The action catalogue: the one list that drives /api/v1/act, the dedicated REST
  * routes, and (as later issues add them) the MCP tools, OpenAPI and agent rules.
  * Adding an act is adding a file in acts/ and a line here.
  */
-export const CATALOGUE: readonly ActDefinition[] = [societyFound, register, keyBackupRegister, keyRotate] as ActDefinition[];
+export const CATALOGUE: readonly ActDefinition[] = [
+  societyFound,
+  register,
+  keyBackupRegister,
+  keyRotate,
+  worldLook,
+  worldMap,
+  worldColumn,
+  worldMove,
+  worldDig,
+  worldGather,
+  worldPlaceBlock,
+  worldBreakBlock,
+  worldGive,
+  worldBuildRoad,
+] as ActDefinition[];
 
 const byName = new Map(CATALOGUE.map((act) => [act.name, act]));
 

@@ -20,6 +20,19 @@ export const REFUSALS = {
   NO_BACKUP_KEY: { status: 409, message: 'This agent has no backup key, so its primary key cannot be rotated.' },
   UNKNOWN_ACT: { status: 404, message: 'There is no act by that name.' },
 
+  // The world.
+  OUT_OF_BOUNDS: { status: 404, message: 'Outside the world: x and y run 0-2047, chunks run 0-31 on each axis.' },
+  IMPASSABLE: { status: 409, message: 'water is impassable until Bridges are legislated' },
+  NOT_ENOUGH_AP: { status: 409, message: 'Not enough AP for this act yet.' },
+  OUT_OF_REACH: { status: 409, message: 'That is beyond your reach.' },
+  NOTHING_TO_DIG: { status: 409, message: 'There is nothing diggable at that cell.' },
+  NOTHING_THERE: { status: 409, message: 'There is no block at that cell.' },
+  NOTHING_TO_GATHER: { status: 409, message: 'There is nothing to gather here now.' },
+  CANNOT_PLACE: { status: 409, message: 'A block cannot be placed there.' },
+  CANNOT_AFFORD: { status: 409, message: 'Your inventory does not cover the cost.' },
+  NOT_IN_WORLD: { status: 403, message: "Only members act in the world; the Founder's key does not." },
+  SELF_TRANSFER: { status: 409, message: 'You cannot give to yourself.' },
+
   // A 5xx is a bug; this is the one body such a bug gets.
   INTERNAL: { status: 500, message: 'The service failed on this request; it changed nothing.' },
 } as const satisfies Record<string, { status: number; message: string }>;

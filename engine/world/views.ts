@@ -1,0 +1,129 @@
+import { isoAt } from '../time.js';
+import { CHUNK_SIZE, WORLD_SIZE, inWorld, tileIndex } from './geometry.js';
+import { BIOMES, BLOCKS, materialName } from './materials.js';
+import { PLACED, isRevealed, isSolid, materialAt, type WorldState } from './world_state.js';
+
+/**
+ * Read views of the world, shared by the public reads and the read acts. Each one
+ * answers an unrevealed tile with `revealed: false` and nothing else.
+ */
+export type TileView = { x: number; y: number; revealed: false } | {
+  x: number;
+  y: number;
+  revealed: true;
+  biome: string;
+  z: number;
+  road: boolean;
+  top_block: number | null;
+  discovered_by: string | null;
+  discovered_at: string;
+};
+
+export function tileView(world: WorldState, x: number, y: number): TileView {
+  const index = tileIndex(x, y);
+  if (!isRevealed(world, index)) return { x, y, revealed: false };
+  const by = world.revealed_by[index]!;
+  return {
+    x,
+    y,
+    revealed: true,
+    biome: BIOMES[world.terrain.biome[index]!]!,
+    z: world.surface[index]!,
+    road: world.roads.has(index),
+    top_block: world.top_block[index] || null,
+    discovered_by: by === 0 ? null : (world.agent_order[by - 1] ?? null),
+    discovered_at: isoAt(world.revealed_at_s[index]! * 1000),
+  };
+}
+
+/** The cells of a column that touch air or water on any of their six faces, top down. */
+export function exposedFaces(world: WorldState, x: number, y: number): { z: number; material: string; placed: boolean }[] {
+  const neighbours = [
+    [x + 1, y],
+    [x - 1, y],
+    [x, y + 1],
+    [x, y - 1],
+  ].filter(([nx, ny]) => inWorld(nx!, ny!)) as [number, number][];
+  // Below the lowest open cell of this column and its neighbours everything is enclosed.
+  let lowest = solidTop(world, x, y);
+  for (const [nx, ny] of neighbours) lowest = Math.min(lowest, solidTop(world, nx, ny));
+  for (const [cx, cy] of [[x, y], ...neighbours] as [number, number][]) {
+    for (const z of world.cells.get(tileIndex(cx, cy))?.keys() ?? []) lowest = Math.min(lowest, z);
+  }
+  const faces: { z: number; material: string; placed: boolean }[] = [];
+  for (let z = world.surface[tileIndex(x, y)]!; z >= Math.max(0, lowest - 1); z--) {
+    const material = materialAt(world, x, y, z);
+    if (!isSolid(material)) continue;
+    const open =
+      !isSolid(materialAt(world, x, y, z + 1)) ||
+      (z > 0 && !isSolid(materialAt(world, x, y, z - 1))) ||
+      neighbours.some(([nx, ny]) => !isSolid(materialAt(world, nx, ny, z)));
+    if (!open) continue;
+    const placed = ((world.cells.get(tileIndex(x, y))?.get(z) ?? 0) & PLACED) !== 0;
+    faces.push({ z, material: materialName(material), placed });
+  }
+  return faces;
+}
+
+/** The highest solid cell of a column (below any water). */
+function solidTop(world: WorldState, x: number, y: number): number {
+  let z = world.surface[tileIndex(x, y)]!;
+  while (z > 0 && !isSolid(materialAt(world, x, y, z))) z--;
+  return z;
+}
+
+/** Every live placed block in one chunk, on revealed tiles only. */
+export function chunkBlocks(world: WorldState, chunk_x: number, chunk_y: number): { x: number; y: number; z: number; block_id: number; block: string }[] {
+  const blocks: { x: number; y: number; z: number; block_id: number; block: string }[] = [];
+  for (let y = chunk_y * CHUNK_SIZE; y < (chunk_y + 1) * CHUNK_SIZE; y++) {
+    for (let x = chunk_x * CHUNK_SIZE; x < (chunk_x + 1) * CHUNK_SIZE; x++) {
+      const index = tileIndex(x, y);
+      const column = world.cells.get(index);
+      if (!column || !isRevealed(world, index)) continue;
+      for (const [z, value] of [...column].sort(([a], [b]) => a - b)) {
+        if ((value & PLACED) === 0) continue;
+        const block_id = value & ~PLACED;
+        blocks.push({ x, y, z, block_id, block: BLOCKS[block_id]! });
+      }
+    }
+  }
+  return blocks;
+}
+
+/** Revealed tiles per chunk, for the chunks that have any. */
+export function revealedChunks(world: WorldState): { chunk_x: number; chunk_y: number; revealed_tiles: number }[] {
+  const counts = new Map<number, number>();
+  for (let byte = 0; byte < world.revealed.length; byte++) {
+    const bits = world.revealed[byte]!;
+    if (bits === 0) continue;
+    const tile = byte * 8;
+    const chunk = Math.floor(tile / WORLD_SIZE / CHUNK_SIZE) * (WORLD_SIZE / CHUNK_SIZE) + Math.floor((tile % WORLD_SIZE) / CHUNK_SIZE);
+    let set = 0;
+    for (let b = bits; b; b &= b - 1) set++;
+    counts.set(chunk, (counts.get(chunk) ?? 0) + set);
+  }
+  return [...counts.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([chunk, revealed_tiles]) => ({ chunk_x: chunk % (WORLD_SIZE / CHUNK_SIZE), chunk_y: Math.floor(chunk / (WORLD_SIZE / CHUNK_SIZE)), revealed_tiles }));
+}
+
+/** A chunk in numbers: revealed tiles by biome, blocks, roads and the members in it. */
+export function chunkSummary(world: WorldState, chunk_x: number, chunk_y: number) {
+  const biomes: Record<string, number> = {};
+  let revealed_tiles = 0;
+  let roads = 0;
+  for (let y = chunk_y * CHUNK_SIZE; y < (chunk_y + 1) * CHUNK_SIZE; y++) {
+    for (let x = chunk_x * CHUNK_SIZE; x < (chunk_x + 1) * CHUNK_SIZE; x++) {
+      const index = tileIndex(x, y);
+      if (!isRevealed(world, index)) continue;
+      revealed_tiles++;
+      const biome = BIOMES[world.terrain.biome[index]!]!;
+      biomes[biome] = (biomes[biome] ?? 0) + 1;
+      if (world.roads.has(index)) roads++;
+    }
+  }
+  const agents = [...world.agents.values()]
+    .filter((agent) => Math.floor(agent.x / CHUNK_SIZE) === chunk_x && Math.floor(agent.y / CHUNK_SIZE) === chunk_y && isRevealed(world, tileIndex(agent.x, agent.y)))
+    .map((agent) => ({ agent_id: agent.agent_id, x: agent.x, y: agent.y }));
+  return { chunk_x, chunk_y, revealed_tiles, biomes, blocks: chunkBlocks(world, chunk_x, chunk_y).length, roads, agents };
+}
