@@ -10,11 +10,14 @@ import { requireJsonBodies } from './json_only.js';
 import { limitBodyNesting } from './nesting_limit.js';
 import type { NonceBook } from './nonces.js';
 import { mountReadRoutes } from './read_routes.js';
+import { mountWorldRoutes } from './world_routes.js';
+import type { ChunkCache } from './chunk_cache.js';
 import { RefusalError } from './refusal_error.js';
 import { SignatureVerifier } from './signature_verifier.js';
 
 export interface AppDeps {
   engine: Engine;
+  chunks: ChunkCache;
   store: LmdbStore;
   nonces: NonceBook;
   clock: () => number;
@@ -32,6 +35,7 @@ export function createApp(deps: AppDeps): Koa {
   const router = new Router();
   mountReadRoutes(router, deps);
   mountActRoutes(router, { engine: deps.engine, authenticator, clock: deps.clock });
+  mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
 
   app.use(errorsMiddleware(deps.report));
   app.use(requireJsonBodies());

@@ -8,6 +8,7 @@ const EnvSchema = z.object({
   GENESIS_FILE: z.string().min(1).optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
   SNAPSHOT_EVERY_TICKS: z.coerce.number().int().min(1).default(5000),
+  CHUNK_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
 });
 
 export interface Config {
@@ -17,6 +18,8 @@ export interface Config {
   genesis_file?: string;
   body_limit_bytes: number;
   snapshot_every_ticks: number;
+  /** Worker threads that re-encode dirty chunks; 0 builds every chunk inline. */
+  chunk_workers: number;
 }
 
 /** Configuration comes from the environment only; a bad value stops start-up with its name. */
@@ -34,5 +37,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     ...(e.GENESIS_FILE ? { genesis_file: resolve(e.GENESIS_FILE) } : {}),
     body_limit_bytes: e.BODY_LIMIT_BYTES,
     snapshot_every_ticks: e.SNAPSHOT_EVERY_TICKS,
+    chunk_workers: e.CHUNK_WORKERS,
   };
 }

@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { prepareGenesis, type FounderSetup } from './founder.js';
 import { NonceBook } from './nonces.js';
+import { ChunkCache } from './chunk_cache.js';
 
 export interface RunningSociety {
   url: string;
@@ -45,7 +46,8 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       }),
   });
   const nonces = new NonceBook({ clock });
-  const app = createApp({ engine, store, nonces, clock, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
+  const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
+  const app = createApp({ engine, store, nonces, chunks, clock, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
@@ -63,6 +65,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await chunks.close();
       await engine.drain();
       await store.close();
     },

@@ -143,3 +143,8 @@ export function refreshTile(world: WorldState, x: number, y: number): void {
   world.top_block[index] = top_block;
   world.chunk_version[chunkIndexOfTile(x, y)]! += 1;
 }
+
+/** The planes a chunk binary is drawn from, all on shared memory. */
+export function chunkPlanes(world: WorldState): { biome: Uint8Array; surface: Uint8Array; top_block: Uint8Array; revealed: Uint8Array } {
+  return { biome: world.terrain.biome, surface: world.surface, top_block: world.top_block, revealed: world.revealed };
+}
