@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open } from 'lmdb';
+import { BareLedger } from './bare_ledger.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { agentIdOf } from '../engine/identity.js';
 import { chainEntry } from '../engine/ledger.js';
@@ -51,15 +51,13 @@ export async function benchLedgerAppend(): Promise<{ engine: number; bare: numbe
   };
 
   // The bare side writes the same kind of entries, pre-built, so it measures only hash + put.
-  const bare_root = open({ path: join(dir, 'bare'), overlappingSync: false, noSync: false });
-  const bare_db = bare_root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
-  let bare_seq = 0;
+  const bare = new BareLedger(dir);
   let bare_entries: string[] = [];
   const prepareBareBatch = () => {
     prepareEngineBatch();
     bare_entries = batch.map((submission, index) => {
       const event = { event_type: 'key_backup_registered', actor: submission.actor, data: { agent_id: submission.actor, ...(submission.payload as object), replaced_backup_pubkey: null } };
-      return chainEntry({ seq: bare_seq + index, hash: '0'.repeat(64) }, now, event, submission.proof).json;
+      return chainEntry({ seq: index, hash: '0'.repeat(64) }, now, event, submission.proof).json;
     });
   };
 
@@ -77,20 +75,13 @@ export async function benchLedgerAppend(): Promise<{ engine: number; bare: numbe
         name: 'bare',
         ops_per_call: batch_size,
         beforeEach: prepareBareBatch,
-        fn: async () => {
-          let last: Promise<boolean> | undefined;
-          for (const bytes of bare_entries) {
-            createHash('sha256').update(bytes).digest('hex');
-            last = bare_db.put(++bare_seq, bytes);
-          }
-          await last;
-        },
+        fn: () => bare.append(bare_entries),
       },
     ]);
     return { engine: rates.engine!, bare: rates.bare! };
   } finally {
     await store.close();
-    await bare_root.close();
+    await bare.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import canonicalizeJson from 'canonicalize';
 import { canonicalJson } from '../engine/canonical.js';
 import { canonicalEntry, chainEntry, entryHash } from '../engine/ledger.js';
 
@@ -14,6 +15,20 @@ const unhashed = fc.record(
   { seq: fc.nat(), prev_hash: fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), at: text, event_type: text, actor: text, data: fc.dictionary(text, json_value, { maxKeys: 6 }), proof },
   { requiredKeys: ['seq', 'prev_hash', 'at', 'event_type', 'actor', 'data'] },
 );
+
+describe('the canonical JSON fast path', () => {
+  it('writes what the JCS library writes, for any JSON value, sorted or not', () => {
+    fc.assert(
+      fc.property(json_value, (value) => {
+        expect(canonicalJson(value)).toBe(canonicalizeJson(value));
+      }),
+      { numRuns: 1000 },
+    );
+    // Integer-like keys enumerate first whatever their order; JCS sorts them as text.
+    expect(canonicalJson({ '9': 1, '10': 2, a: 3 })).toBe('{"10":2,"9":1,"a":3}');
+    expect(canonicalJson({ a: 1, b: { c: [1, 2, { d: null, e: 'x' }] } })).toBe('{"a":1,"b":{"c":[1,2,{"d":null,"e":"x"}]}}');
+  });
+});
 
 describe('the ledger entry canonicaliser', () => {
   it('writes exactly what the general JCS canonicaliser writes, for any entry', () => {

@@ -55,7 +55,7 @@ export const worldMove = defineAct({
     pay(ctx, agent, cost);
     agent.x = x;
     agent.y = y;
-    ctx.emit({ event_type: 'agent_moved', actor: agent.agent_id, data: { agent_id: agent.agent_id, from, to: { x, y }, path, ap_spent: cost } });
+    ctx.emit({ event_type: 'agent_moved', actor: agent.agent_id, data: { agent_id: agent.agent_id, ap_spent: cost, from, path, to: { x, y } } });
     let revealed = 0;
     for (const step of steps) revealed += arrive(ctx, agent, step.x, step.y);
     payExplorationBonus(ctx, agent, revealed);

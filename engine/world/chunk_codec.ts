@@ -31,8 +31,23 @@ function writeVarint(out: Uint8Array, at: number, value: number): number {
   return at;
 }
 
+/** One encoding buffer per thread, reused: the result is copied out of it. */
+const scratch = new Uint8Array(8 + 3 * (5 + LAYER_BYTES_MAX));
+
+/** 32-bit views of the planes, cached per plane (a chunk row of 64 tiles is 16 aligned words). */
+const word_views = new WeakMap<ArrayBufferLike, Uint32Array>();
+
+function wordsOf(plane: Uint8Array): Uint32Array {
+  let view = word_views.get(plane.buffer);
+  if (!view) {
+    view = new Uint32Array(plane.buffer, plane.byteOffset, plane.byteLength >>> 2);
+    word_views.set(plane.buffer, view);
+  }
+  return view;
+}
+
 /** Encodes one chunk. Unrevealed tiles read as biome 255, height 0, block 0: nothing else leaks. */
-export function encodeChunk(planes: ChunkPlanes, chunk_x: number, chunk_y: number, scratch = new Uint8Array(8 + 3 * (5 + LAYER_BYTES_MAX))): Uint8Array {
+export function encodeChunk(planes: ChunkPlanes, chunk_x: number, chunk_y: number): Uint8Array {
   const out = scratch;
   out[0] = 0x43; // C
   out[1] = 0x48; // H
@@ -42,43 +57,75 @@ export function encodeChunk(planes: ChunkPlanes, chunk_x: number, chunk_y: numbe
   out[5] = chunk_x;
   out[6] = chunk_y;
   out[7] = 3;
-  let at = 8;
   const origin = chunk_y * CHUNK_SIZE * WORLD_SIZE + chunk_x * CHUNK_SIZE;
-  for (const layer of [LAYER_BIOME, LAYER_HEIGHT, LAYER_TOP_BLOCK]) {
-    const source = layer === LAYER_BIOME ? planes.biome : layer === LAYER_HEIGHT ? planes.surface : planes.top_block;
-    const hidden = layer === LAYER_BIOME ? BIOME_UNREVEALED : 0;
-    out[at] = layer;
-    const length_at = at + 1;
-    at += 5;
-    const runs_start = at;
-    let run_value = -1;
-    let run_length = 0;
-    for (let local_y = 0; local_y < CHUNK_SIZE; local_y++) {
-      const row = origin + local_y * WORLD_SIZE;
-      for (let local_x = 0; local_x < CHUNK_SIZE; local_x++) {
-        const index = row + local_x;
-        const value = (planes.revealed[index >> 3]! & (1 << (index & 7))) !== 0 ? source[index]! : hidden;
-        if (value === run_value) {
-          run_length++;
-          continue;
-        }
-        if (run_length > 0) {
-          at = writeVarint(out, at, run_length);
-          at = writeVarint(out, at, run_value);
-        }
-        run_value = value;
-        run_length = 1;
-      }
-    }
-    at = writeVarint(out, at, run_length);
-    at = writeVarint(out, at, run_value);
-    const length = at - runs_start;
-    out[length_at] = length & 0xff;
-    out[length_at + 1] = (length >>> 8) & 0xff;
-    out[length_at + 2] = (length >>> 16) & 0xff;
-    out[length_at + 3] = (length >>> 24) & 0xff;
-  }
+  let at = 8;
+  at = encodeLayer(out, at, LAYER_BIOME, planes.biome, BIOME_UNREVEALED, planes.revealed, origin);
+  at = encodeLayer(out, at, LAYER_HEIGHT, planes.surface, 0, planes.revealed, origin);
+  at = encodeLayer(out, at, LAYER_TOP_BLOCK, planes.top_block, 0, planes.revealed, origin);
   return out.slice(0, at);
+}
+
+/**
+ * One layer: its id, its byte length, and the runs of its 4096 tiles. Fully revealed
+ * rows are compared four tiles at a time (a word equal to the run value repeated
+ * four times); fully hidden rows are one comparison. State lives in locals, which is
+ * what makes this several times faster than deflate on real terrain.
+ */
+function encodeLayer(out: Uint8Array, start: number, layer: number, source: Uint8Array, hidden: number, revealed: Uint8Array, origin: number): number {
+  const source_words = wordsOf(source);
+  const revealed_words = wordsOf(revealed);
+  out[start] = layer;
+  let at = start + 5;
+  let value = -1;
+  let length = 0;
+  let repeated = 0; // value * 0x01010101, the word of four tiles of the run's value
+  for (let local_y = 0; local_y < CHUNK_SIZE; local_y++) {
+    const row = origin + local_y * WORLD_SIZE;
+    // A row's 64 revealed bits are two aligned words of the bitset.
+    const bits_low = revealed_words[row >>> 5]!;
+    const bits_high = revealed_words[(row >>> 5) + 1]!;
+    const all_revealed = bits_low === 0xffffffff && bits_high === 0xffffffff;
+    if (!all_revealed && bits_low === 0 && bits_high === 0) {
+      if (value === hidden) length += CHUNK_SIZE;
+      else {
+        if (length > 0) at = writeVarint(out, writeVarint(out, at, length), value);
+        value = hidden;
+        repeated = Math.imul(value, 0x01010101) >>> 0;
+        length = CHUNK_SIZE;
+      }
+      continue;
+    }
+    for (let tile = row, end = row + CHUNK_SIZE; tile < end; tile++) {
+      // At each word boundary of a revealed row, four tiles equal to the run extend it at once.
+      if (all_revealed && (tile & 3) === 0 && length > 0 && source_words[tile >>> 2] === repeated) {
+        length += 4;
+        tile += 3;
+        continue;
+      }
+      const next = all_revealed || (revealed[tile >> 3]! & (1 << (tile & 7))) !== 0 ? source[tile]! : hidden;
+      if (next === value) {
+        length++;
+        continue;
+      }
+      if (length > 0) {
+        // Most runs and values are under 128: one byte each, written inline.
+        if (length < 0x80 && value < 0x80) {
+          out[at++] = length;
+          out[at++] = value;
+        } else at = writeVarint(out, writeVarint(out, at, length), value);
+      }
+      value = next;
+      repeated = Math.imul(value, 0x01010101) >>> 0;
+      length = 1;
+    }
+  }
+  at = writeVarint(out, writeVarint(out, at, length), value);
+  const bytes = at - start - 5;
+  out[start + 1] = bytes & 0xff;
+  out[start + 2] = (bytes >>> 8) & 0xff;
+  out[start + 3] = (bytes >>> 16) & 0xff;
+  out[start + 4] = (bytes >>> 24) & 0xff;
+  return at;
 }
 
 export interface DecodedChunk {
