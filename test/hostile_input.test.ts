@@ -55,6 +55,29 @@ describe('hostile input never produces a 5xx and never changes state', () => {
     expect(society.bugs).toEqual([]);
   });
 
+  it('survives world acts with arbitrary payloads and coordinates all over (and off) the plane', async () => {
+    const spot = society.engine.state.world.agents.get(member.agent_id)!;
+    const coordinate = fc.oneof(fc.integer({ min: -3, max: 3 }).map((d) => spot.x + d), fc.integer({ min: -5, max: 2100 }), fc.constantFrom(0, 2047, 2048, -1));
+    const cell = fc.record({ x: coordinate, y: coordinate, z: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 255 })) });
+    const payload = fc.oneof(
+      cell,
+      cell.map((c) => ({ ...c, block_id: 1 + (c.x & 7) })),
+      fc.record({ chunk_x: fc.oneof(fc.constant(null), fc.integer({ min: -2, max: 40 })), chunk_y: fc.oneof(fc.constant(null), fc.integer({ min: -2, max: 40 })) }),
+      fc.record({ path: fc.array(fc.constantFrom('n', 'ne', 'e', 'se', 's', 'sw', 'w', 'nw'), { minLength: 1, maxLength: 16 }) }),
+      fc.record({ to: fc.constant(member.agent_id), resource: fc.constantFrom('dirt', 'relic'), amount: fc.integer({ min: 1, max: 5 }) }),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    const acts = ['world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give', 'world_build_road'];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...acts), payload, async (act, body) => {
+        const response = await rawSigned(society.url, { path: '/api/v1/act', body: { act, challenge_id: null, puzzle_solution: null, payload: body }, key: member });
+        expect(response.status, JSON.stringify(response.body)).toBeLessThan(500);
+      }),
+      { numRuns: 300 },
+    );
+    expect(society.bugs).toEqual([]);
+  });
+
   it('refuses deeply nested bodies cleanly', async () => {
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     const response = await request(society.url, '/api/v1/act', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"act":"key_backup_register","payload":{"backup_pubkey":${deep}}}` });
