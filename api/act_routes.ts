@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ActDefinition } from '../engine/act.js';
 import { CATALOGUE, findAct } from '../engine/catalogue.js';
+import { gateRefusal } from '../engine/governance/membership.js';
 import type { Engine, SubmitResult } from '../engine/engine.js';
 import type { Authenticator } from './authenticate.js';
 import { canonicalOrThrow, parseOrThrow } from './parse.js';
@@ -65,7 +66,7 @@ async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, pay
   const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload_pubkey);
   const outcome =
     act.effect === 'read'
-      ? act.read({ state: deps.engine.state, at_ms: deps.clock(), actor: auth.actor }, payload)
+      ? (gateRefusal(deps.engine.state, act, auth.actor) ?? act.read({ state: deps.engine.state, at_ms: deps.clock(), actor: auth.actor }, payload))
       : await deps.engine.submit({ act: act.name, actor: auth.actor, payload, proof: auth.proof, consumed_nonce: auth.consumed_nonce });
   if (!outcome.ok) throw new RefusalError(outcome);
   return outcome;

@@ -11,6 +11,7 @@ import { limitBodyNesting } from './nesting_limit.js';
 import type { NonceBook } from './nonces.js';
 import { mountReadRoutes } from './read_routes.js';
 import { mountWorldRoutes } from './world_routes.js';
+import { mountGovernanceRoutes } from './governance_routes.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { RefusalError } from './refusal_error.js';
 import { SignatureVerifier } from './signature_verifier.js';
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps): Koa {
   mountReadRoutes(router, deps);
   mountActRoutes(router, { engine: deps.engine, authenticator, clock: deps.clock });
   mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
+  mountGovernanceRoutes(router, { engine: deps.engine, store: deps.store, clock: deps.clock });
 
   app.use(errorsMiddleware(deps.report));
   app.use(requireJsonBodies());

@@ -19,6 +19,8 @@ export function errorsMiddleware(report: ErrorReporter): Middleware {
       if (error instanceof RefusalError) {
         ctx.status = REFUSALS[error.refusal.code].status;
         ctx.set(error.headers);
+        const retry_after = error.refusal.details?.retry_after_seconds;
+        if (typeof retry_after === 'number') ctx.set('Retry-After', String(retry_after));
         ctx.body = refusalBody(error.refusal);
         return;
       }

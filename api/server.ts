@@ -53,6 +53,9 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     listening.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  // Engine time closes motions even when no request arrives.
+  const pulse = setInterval(() => void engine.pulse(), 1000);
+  pulse.unref();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
@@ -65,6 +68,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      clearInterval(pulse);
       await chunks.close();
       await engine.drain();
       await store.close();

@@ -21,7 +21,13 @@ export interface ApplyContext {
   emit(event: LedgerEvent): void;
 }
 
-export type ApplyOutcome = { ok: true; result: Record<string, unknown> } | Refusal;
+/**
+ * What an apply function returns. A success may still be answered as a refusal
+ * (`answer_as`): a Bedrock refusal is recorded on the P0 list, so it is applied and
+ * logged, yet the caller is told no. `withhold_proof` keeps the signed request off the
+ * ledger, for records that must not republish what was refused.
+ */
+export type ApplyOutcome = { ok: true; result: Record<string, unknown>; answer_as?: Refusal; withhold_proof?: boolean } | Refusal;
 
 /** What a read act sees: the state between ticks, at the host's present time. */
 export interface ReadContext {
@@ -41,7 +47,8 @@ interface ActBase<P extends z.ZodType> {
   via_act: boolean;
   /** A dedicated route whose body is the payload itself. */
   rest?: { method: 'POST'; path: string };
-  gates: { membership: boolean; pom: boolean };
+  /** membership: active members only (402); pom: Proof of Machine; founder: the Founder key only (403). */
+  gates: { membership: boolean; pom: boolean; founder?: boolean };
 }
 
 /** An act that changes the state: queued, applied in a tick, logged and put on the ledger. */

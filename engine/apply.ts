@@ -1,5 +1,6 @@
 import type { ApplyOutcome } from './act.js';
 import { findAct } from './catalogue.js';
+import { gateRefusal } from './governance/membership.js';
 import { invariant } from './invariant.js';
 import { chainEntry, type ChainedEntry, type LedgerEvent, type Proof } from './ledger.js';
 import type { SocietyState } from './state.js';
@@ -32,6 +33,8 @@ export interface Applied {
 export function applyAction(state: SocietyState, action: LoggedAction, at_ms: EpochMs): Applied {
   const definition = findAct(action.act);
   invariant(definition && definition.effect === 'write', `not a write act in the engine: ${action.act}`);
+  const gated = gateRefusal(state, definition, action.actor);
+  if (gated) return { outcome: gated, entries: [] };
   const events: LedgerEvent[] = [];
   const outcome = definition.apply({ state, at_ms, actor: action.actor, emit: (event) => events.push(event) }, action.payload);
   if (!outcome.ok) {
@@ -41,7 +44,7 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
   // A4: every applied act is public and recorded.
   invariant(events.length > 0, `${action.act} applied without a ledger entry`);
   const entries = events.map((event, index) => {
-    const entry = chainEntry(state.ledger_head, at_ms, event, index === 0 ? action.proof : undefined);
+    const entry = chainEntry(state.ledger_head, at_ms, event, index === 0 && !outcome.withhold_proof ? action.proof : undefined);
     state.ledger_head = { seq: entry.seq, hash: entry.hash };
     return entry;
   });

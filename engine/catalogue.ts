@@ -3,6 +3,15 @@ import { keyBackupRegister } from './acts/key_backup_register.js';
 import { keyRotate } from './acts/key_rotate.js';
 import { register } from './acts/register.js';
 import { societyFound } from './acts/society_found.js';
+import { bulletinPost } from './acts/bulletin_post.js';
+import { enactmentApply } from './acts/enactment_apply.js';
+import { enactmentDispatch } from './acts/enactment_dispatch.js';
+import { enactmentResolve } from './acts/enactment_resolve.js';
+import { motionClose } from './acts/motion_close.js';
+import { motionCosponsor } from './acts/motion_cosponsor.js';
+import { motionOpen } from './acts/motion_open.js';
+import { motionPropose } from './acts/motion_propose.js';
+import { voteCast } from './acts/vote_cast.js';
 import { worldBreakBlock } from './acts/world_break_block.js';
 import { worldBuildRoad } from './acts/world_build_road.js';
 import { worldColumn } from './acts/world_column.js';
@@ -34,6 +43,15 @@ export const CATALOGUE: readonly ActDefinition[] = [
   worldBreakBlock,
   worldGive,
   worldBuildRoad,
+  motionPropose,
+  motionCosponsor,
+  motionOpen,
+  voteCast,
+  motionClose,
+  enactmentApply,
+  enactmentResolve,
+  enactmentDispatch,
+  bulletinPost,
 ] as ActDefinition[];
 
 const byName = new Map(CATALOGUE.map((act) => [act.name, act]));

@@ -1,5 +1,6 @@
 import { applyAction, type LoggedAction, type TickRecord } from './apply.js';
 import { GenesisSchema } from './genesis.js';
+import { dueSystemActions } from './governance/due.js';
 import type { ChainedEntry } from './ledger.js';
 import { refuse, type Refusal } from './refusals.js';
 import { recoverState } from './recover.js';
@@ -99,14 +100,39 @@ export class Engine {
     });
   }
 
+  /**
+   * Runs a tick if engine time has made something due (a motion's voting window
+   * closing), even with no request waiting: time, not a request, closes motions. The
+   * host calls this on a timer; resolves when that tick is durable.
+   */
+  async pulse(): Promise<void> {
+    if (dueSystemActions(this.current, Math.max(this.options.clock(), this.current.clock_ms)).length === 0) return;
+    this.schedule();
+    await this.drain();
+  }
+
   private runTick(): void {
     const batch = this.queue.splice(0, this.actions_per_tick_max);
-    if (batch.length === 0) return;
     const state = this.current;
     const at_ms = Math.max(this.options.clock(), state.clock_ms);
+    // What engine time made due goes first, logged like any action, so a replay closes the same motions at the same point.
+    const due = dueSystemActions(state, at_ms);
+    if (batch.length === 0 && due.length === 0) return;
     const logged: LoggedAction[] = [];
     const entries: ChainedEntry[] = [];
     const answers: SubmitResult[] = [];
+    for (const action of due) {
+      try {
+        const { outcome, entries: produced } = applyAction(state, action, at_ms);
+        if (!outcome.ok) throw new Error(`system action ${action.act} refused: ${outcome.code}`);
+        logged.push(action);
+        entries.push(...produced);
+      } catch (error) {
+        this.queue.unshift(...batch);
+        this.fault(error, [], -1);
+        return;
+      }
+    }
     for (let index = 0; index < batch.length; index++) {
       const { act, actor, payload, proof } = batch[index]!.submission;
       const action: LoggedAction = proof ? { act, actor, payload, proof } : { act, actor, payload };
@@ -115,7 +141,7 @@ export class Engine {
         if (outcome.ok) {
           logged.push(action);
           entries.push(...produced);
-          answers.push({ ok: true, result: outcome.result, entries: produced });
+          answers.push(outcome.answer_as ?? { ok: true, result: outcome.result, entries: produced });
         } else {
           answers.push(outcome);
         }
@@ -153,10 +179,10 @@ export class Engine {
    * queue; the state is rebuilt from the durable store before the next tick runs.
    */
   private fault(error: unknown, batch: Pending[], failed_index: number): void {
-    const failed = batch[failed_index]!;
-    this.options.on_fault?.(error, failed.submission);
-    failed.resolve(refuse('INTERNAL'));
-    this.queue.unshift(...batch.slice(0, failed_index), ...batch.slice(failed_index + 1));
+    const failed = batch[failed_index];
+    this.options.on_fault?.(error, failed?.submission ?? { act: 'system', actor: 'system', payload: null });
+    failed?.resolve(refuse('INTERNAL'));
+    if (failed) this.queue.unshift(...batch.slice(0, failed_index), ...batch.slice(failed_index + 1));
     this.reloading = true;
     this.store
       .flushed()

@@ -16,6 +16,11 @@ export const ParamsSchema = z.strictObject({
   // Governance
   voting_window_seconds: z.int().min(60).max(30 * 86_400).default(48 * 3600),
   genesis_period: z.boolean().default(true),
+  quorum_floor: z.int().min(3).max(1_000_000).default(3),
+  quorum_rate_percent: z.int().min(0).max(100).default(20),
+  genesis_quorum_rate_percent: z.int().min(0).max(100).default(10),
+  motions_per_day_max: z.int().min(1).max(1_000).default(6),
+  bulletin_posts_per_day_max: z.int().min(1).max(1_000).default(10),
   // Movement: AP per step onto each biome; water is impassable until bridges are legislated.
   move_ap_plains: count(100, 1),
   move_ap_ruins: count(100, 1),
@@ -49,4 +54,5 @@ export type Params = z.output<typeof ParamsSchema>;
 export const DEFAULT_PARAMS: Params = ParamsSchema.parse({});
 
 /** The parameters that describe the world, served by GET /api/v1/world/params. */
-export const WORLD_PARAM_NAMES = Object.keys(DEFAULT_PARAMS).filter((name) => name !== 'voting_window_seconds' && name !== 'genesis_period') as (keyof Params)[];
+const GOVERNANCE_PARAM_NAMES = new Set(['voting_window_seconds', 'genesis_period', 'quorum_floor', 'quorum_rate_percent', 'genesis_quorum_rate_percent', 'motions_per_day_max', 'bulletin_posts_per_day_max']);
+export const WORLD_PARAM_NAMES = Object.keys(DEFAULT_PARAMS).filter((name) => !GOVERNANCE_PARAM_NAMES.has(name)) as (keyof Params)[];

@@ -30,8 +30,21 @@ export const REFUSALS = {
   NOTHING_TO_GATHER: { status: 409, message: 'There is nothing to gather here now.' },
   CANNOT_PLACE: { status: 409, message: 'A block cannot be placed there.' },
   CANNOT_AFFORD: { status: 409, message: 'Your inventory does not cover the cost.' },
-  NOT_IN_WORLD: { status: 403, message: "Only members act in the world; the Founder's key does not." },
   SELF_TRANSFER: { status: 409, message: 'You cannot give to yourself.' },
+
+  // Governance.
+  MEMBERSHIP_REQUIRED: { status: 402, message: 'Filing, cosponsoring and voting need an active membership.' },
+  FOUNDER_ONLY: { status: 403, message: 'Only the Founder key may use the enactment routes.' },
+  BEDROCK_PROTECTED: { status: 403, message: 'That operation touches Bedrock, which no motion or enactment can change.' },
+  INVALID_CHANGE: { status: 409, message: 'A change in this motion cannot be applied as written.' },
+  UNKNOWN_MOTION: { status: 404, message: 'There is no motion with that id.' },
+  NOT_AUTHOR: { status: 403, message: 'Only the author may do that.' },
+  MOTION_CLOSED: { status: 409, message: 'This motion is not open for voting.' },
+  MOTION_NOT_DRAFT: { status: 409, message: 'Only a draft can be opened.' },
+  MOTION_NOT_PASSED: { status: 409, message: 'Only a passed motion can be applied.' },
+  ALREADY_ENACTED: { status: 409, message: 'This motion is enacted already; applying it again changes nothing.' },
+  ALREADY_COSPONSORED: { status: 409, message: 'You are already a cosponsor, or the author.' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests of this kind; try again after Retry-After seconds.' },
 
   // A 5xx is a bug; this is the one body such a bug gets.
   INTERNAL: { status: 500, message: 'The service failed on this request; it changed nothing.' },

@@ -3,6 +3,7 @@ import type { EpochMs } from './time.js';
 import type { Params } from './params.js';
 import { createWorld, type WorldState } from './world/world_state.js';
 import { restoreWorld, worldDigest, worldImage, type WorldImage } from './world/world_image.js';
+import { createGovernance, type GovernanceState } from './governance/governance_state.js';
 
 export const GENESIS_PREV_HASH = '0'.repeat(64);
 
@@ -40,6 +41,8 @@ export interface SocietyState {
   agent_by_key: Map<string, string>;
   /** The grid world; made from the seed when the society is founded. */
   world: WorldState;
+  /** Motions, law, Dispatches, reputation signals: plain JSON. */
+  governance: GovernanceState;
 }
 
 /** Before genesis there is no seed and so no world: reaching for it then is a bug. */
@@ -62,6 +65,7 @@ export function emptyState(): SocietyState {
     agent_by_handle: new Map(),
     agent_by_key: new Map(),
     world: NO_WORLD_YET,
+    governance: createGovernance(0),
   };
 }
 
@@ -82,6 +86,7 @@ export interface StateImage {
   ledger_head: LedgerHead;
   agents: AgentRecord[];
   world: WorldImage | null;
+  governance: GovernanceState;
 }
 
 export function imageOf(state: Readonly<SocietyState>): StateImage {
@@ -97,6 +102,7 @@ export function imageOf(state: Readonly<SocietyState>): StateImage {
     ledger_head: state.ledger_head,
     agents: agents.map((agent) => ({ ...agent })),
     world: state.world === NO_WORLD_YET ? null : worldImage(state.world),
+    governance: structuredClone(state.governance),
   };
 }
 
@@ -111,6 +117,7 @@ export function stateFromImage(image: StateImage): SocietyState {
   state.ledger_head = { ...image.ledger_head };
   for (const agent of image.agents) indexAgent(state, { ...agent });
   if (image.world) state.world = restoreWorld(image.world_seed, image.world);
+  state.governance = structuredClone(image.governance);
   return state;
 }
 

@@ -39,10 +39,10 @@ describe('joining the world', () => {
     expect(seen.around.find((tile: any) => tile.x === seen.position.x && tile.y === seen.position.y).members).toContain(member.id);
   });
 
-  it('refuses world acts from the Founder\'s key with 403 NOT_IN_WORLD', async () => {
+  it('refuses world acts from the Founder\'s key, which is not a member, with 402 MEMBERSHIP_REQUIRED', async () => {
     const founder = await parseKeyFile(JSON.parse(readFileSync(pathJoin(society.data_dir, 'founder.key.json'), 'utf8')));
     const error = await refusal(new TesseraClient(url, founder).act('world_look', { radius: 2 }));
-    expect([error.status, error.code]).toEqual([403, 'NOT_IN_WORLD']);
+    expect([error.status, error.code]).toEqual([402, 'MEMBERSHIP_REQUIRED']);
   });
 });
 

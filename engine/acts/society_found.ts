@@ -3,6 +3,7 @@ import { GenesisSchema } from '../genesis.js';
 import { agentIdOf } from '../identity.js';
 import { invariant } from '../invariant.js';
 import { foundWorld, indexAgent } from '../state.js';
+import { createGovernance } from '../governance/governance_state.js';
 
 /**
  * The first action of every log. It records the genesis settings and registers the
@@ -21,6 +22,7 @@ export const societyFound = defineAct({
     const founder_agent_id = agentIdOf(genesis.founder_pubkey);
     state.society_name = genesis.society_name;
     foundWorld(state, genesis.world_seed);
+    state.governance = createGovernance(ctx.at_ms);
     state.founder_agent_id = founder_agent_id;
     state.params = { ...genesis.params };
     indexAgent(state, {

@@ -19,7 +19,6 @@ export const worldBreakBlock = defineAct({
   apply(ctx, request) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
-    if ('ok' in agent) return agent;
     const beyond = outOfBounds(request.x, request.y);
     if (beyond) return beyond;
     const { x, y } = request;

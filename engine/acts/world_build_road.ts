@@ -22,7 +22,6 @@ export const worldBuildRoad = defineAct({
   apply(ctx, { x, y }) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
-    if ('ok' in agent) return agent;
     const beyond = outOfBounds(x, y);
     if (beyond) return beyond;
     const index = tileIndex(x, y);

@@ -16,8 +16,7 @@ export const worldColumn = defineReadAct({
   via_act: true,
   gates: { membership: true, pom: false },
   read(ctx, { x, y }) {
-    const member = memberOf(ctx);
-    if ('ok' in member) return member;
+    memberOf(ctx);
     const beyond = outOfBounds(x, y);
     if (beyond) return beyond;
     const tile = tileView(ctx.state.world, x, y);

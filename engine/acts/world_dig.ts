@@ -26,7 +26,6 @@ export const worldDig = defineAct({
   apply(ctx, request) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
-    if ('ok' in agent) return agent;
     const beyond = outOfBounds(request.x, request.y);
     if (beyond) return beyond;
     const { x, y } = request;

@@ -24,7 +24,6 @@ export const worldGather = defineAct({
   apply(ctx, request) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
-    if ('ok' in agent) return agent;
     const x = request.x ?? agent.x;
     const y = request.y ?? agent.y;
     const beyond = outOfBounds(x, y);

@@ -24,7 +24,6 @@ export const worldGive = defineAct({
   apply(ctx, { to, resource, amount }) {
     const { world, params } = ctx.state;
     const giver = memberOf(ctx);
-    if ('ok' in giver) return giver;
     if (to === giver.agent_id) return refuse('SELF_TRANSFER');
     const receiver = world.agents.get(to);
     if (!receiver) return refuse('UNKNOWN_AGENT', `No member ${to} stands in the world.`, { to });

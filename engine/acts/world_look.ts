@@ -24,7 +24,6 @@ export const worldLook = defineReadAct({
   read(ctx, { radius }) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
-    if ('ok' in agent) return agent;
     const around = [];
     const near = [...world.agents.values()].filter((other) => Math.abs(other.x - agent.x) <= radius && Math.abs(other.y - agent.y) <= radius);
     for (let y = Math.max(0, agent.y - radius); y <= Math.min(WORLD_SIZE - 1, agent.y + radius); y++) {

@@ -22,7 +22,6 @@ export const worldMap = defineReadAct({
   gates: { membership: true, pom: false },
   read(ctx, request) {
     const agent = memberOf(ctx);
-    if ('ok' in agent) return agent;
     const chunk_x = request.chunk_x ?? Math.floor(agent.x / CHUNK_SIZE);
     const chunk_y = request.chunk_y ?? Math.floor(agent.y / CHUNK_SIZE);
     if (!inChunks(chunk_x, chunk_y)) return refuse('OUT_OF_BOUNDS', CHUNK_OUT_OF_BOUNDS, { chunk_x, chunk_y });

@@ -26,7 +26,6 @@ export const worldMove = defineAct({
   apply(ctx, { path }) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
-    if ('ok' in agent) return agent;
     let x = agent.x;
     let y = agent.y;
     let cost = 0;

@@ -23,7 +23,6 @@ export const worldPlaceBlock = defineAct({
   apply(ctx, request) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
-    if ('ok' in agent) return agent;
     const beyond = outOfBounds(request.x, request.y);
     if (beyond) return beyond;
     const { x, y, block_id } = request;

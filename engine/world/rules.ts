@@ -11,9 +11,11 @@ import type { WorldAgent, WorldState } from './world_state.js';
  * The checks every world act shares, each returning the refusal it stands for, so an
  * act reads as a list of checks followed by its changes.
  */
-/** The actor's place in the world; the Founder's key acts for the operator and has none. */
-export function memberOf(ctx: ApplyContext | ReadContext): WorldAgent | Refusal {
-  return ctx.state.world.agents.get(ctx.actor) ?? refuse('NOT_IN_WORLD');
+/** The actor's place in the world; the membership gate has already let only members through. */
+export function memberOf(ctx: ApplyContext | ReadContext): WorldAgent {
+  const agent = ctx.state.world.agents.get(ctx.actor);
+  invariant(agent, `${ctx.actor} passed the membership gate without a place in the world`);
+  return agent;
 }
 
 export function outOfBounds(x: number, y: number): Refusal | undefined {

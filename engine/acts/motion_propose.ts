@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { defineAct } from '../act.js';
+import { sha256Hex } from '../canonical.js';
+import { refuse } from '../refusals.js';
+import { ChangeSchema, checkChanges } from '../governance/changes.js';
+import { chronicle, signalsOf, type Motion } from '../governance/governance_state.js';
+import { bedrockRefusal } from '../governance/motion_rules.js';
+
+const DAY_MS = 86_400_000;
+
+export const ProposeSchema = z.strictObject({
+  title: z.string().min(1).max(200),
+  body: z.string().max(20_000).default(''),
+  changes: z.array(ChangeSchema).max(20).default([]),
+});
+
+export const motionPropose = defineAct({
+  name: 'motion_propose',
+  summary:
+    'Files a motion as a draft: a title, a body, and typed changes (set_param, amend_charter, add_prohibition, remove_prohibition, enable_module, retire_module). ' +
+    'Returns its motion_id (M-<4 digits>-<4 hex>). At most motions_per_day_max (6) per member per rolling day. A change touching Bedrock is refused and recorded on the P0 list.',
+  payload: ProposeSchema,
+  signer: 'primary',
+  via_act: true,
+  gates: { membership: true, pom: false },
+  apply(ctx, request) {
+    const { state, at_ms, actor } = ctx;
+    const governance = state.governance;
+    const recent = (governance.filings[actor] ?? []).filter((filed) => filed > at_ms - DAY_MS);
+    if (recent.length >= state.params.motions_per_day_max) {
+      const retry_after_seconds = Math.ceil((recent[0]! + DAY_MS - at_ms) / 1000);
+      return refuse('RATE_LIMITED', `At most ${state.params.motions_per_day_max} motions per member in a rolling day.`, { retry_after_seconds });
+    }
+    const bedrock = bedrockRefusal(ctx, request.changes, 'filing', request);
+    if (bedrock) return bedrock;
+    const invalid = checkChanges(state, request.changes);
+    if (invalid) return invalid;
+
+    const seq = ++governance.motion_seq;
+    const motion_id = `M-${String(seq).padStart(4, '0')}-${sha256Hex(`${actor}:${seq}:${request.title}`).slice(0, 4)}`;
+    const motion: Motion = {
+      motion_id,
+      layer: 2,
+      title: request.title,
+      body: request.body,
+      changes: request.changes,
+      author: actor,
+      cosponsors: [],
+      status: 'draft',
+      filed_at_ms: at_ms,
+      quorum_snapshot: null,
+      quorum_required: null,
+      opens_at_ms: null,
+      closes_at_ms: null,
+      outcome_reason: null,
+      dispatch_id: null,
+      tally: { aye: 0, nay: 0, abstain: 0, participating: 0 },
+      ballots: {},
+      roll: [],
+      enacted_at_ms: null,
+    };
+    governance.motions[motion_id] = motion;
+    governance.filings[actor] = [...recent, at_ms];
+    signalsOf(governance, actor).motions_filed += 1;
+    chronicle(governance, at_ms, 'motion_filed', `${motion_id} filed: ${request.title}`);
+    ctx.emit({ event_type: 'motion_filed', actor, data: { author: actor, changes: request.changes.length, motion_id, title: request.title } });
+    return { ok: true, result: { motion_id, status: 'draft' } };
+  },
+});

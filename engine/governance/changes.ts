@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { refuse, type Refusal } from '../refusals.js';
+import { ParamsSchema, type Params } from '../params.js';
+import type { SocietyState } from '../state.js';
+import type { EpochMs } from '../time.js';
+import { currentCharter } from './governance_state.js';
+
+const id = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and -, up to 40');
+const text = z.string().min(1).max(4000);
+
+/**
+ * The typed operations a motion can carry. Each names what it touches; the last four
+ * exist so that a member can file them and see them refused at the Bedrock boundary
+ * with a clear reason, rather than as an unknown shape.
+ */
+export const ChangeSchema = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('set_param'), name: z.string().min(1).max(64), value: z.union([z.int(), z.boolean()]) }),
+  z.strictObject({ op: z.literal('amend_charter'), article_id: id, title: z.string().min(1).max(200), text }),
+  z.strictObject({ op: z.literal('add_prohibition'), prohibition_id: id, text }),
+  z.strictObject({ op: z.literal('remove_prohibition'), prohibition_id: id }),
+  z.strictObject({ op: z.literal('enable_module'), module_id: id, description: z.string().max(2000).default('') }),
+  z.strictObject({ op: z.literal('retire_module'), module_id: id }),
+  z.strictObject({ op: z.literal('amend_axiom'), article_id: id, text }),
+  z.strictObject({ op: z.literal('change_ledger_recipe'), recipe: text }),
+  z.strictObject({ op: z.literal('change_identity'), agent_id: z.string().max(64), detail: z.string().max(2000).default('') }),
+  z.strictObject({ op: z.literal('change_founder'), founder_pubkey: z.string().max(64) }),
+]);
+
+export type Change = z.output<typeof ChangeSchema>;
+
+/** Why a change touches Bedrock, or undefined for a Domain change. */
+export function bedrockReason(change: Change): string | undefined {
+  switch (change.op) {
+    case 'amend_axiom':
+      return `${change.article_id} is an axiom; axioms are Bedrock`;
+    case 'change_ledger_recipe':
+      return 'the ledger recipe is Bedrock';
+    case 'change_identity':
+      return 'identity is Bedrock: only a key (or its backup) changes what it owns';
+    case 'change_founder':
+      return 'the Founder role is Bedrock';
+    case 'amend_charter':
+      return /^A\d+$/.test(change.article_id) ? `${change.article_id} is an axiom; axioms are Bedrock` : undefined;
+    case 'remove_prohibition':
+    case 'add_prohibition':
+      return change.prohibition_id === 'P0' ? 'P0 guards Bedrock and is itself Bedrock' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Checks a Domain change against the state as it is; the first problem is the refusal. */
+export function invalidChange(state: SocietyState, change: Change): Refusal | undefined {
+  const governance = state.governance;
+  switch (change.op) {
+    case 'set_param': {
+      const shape = ParamsSchema.shape as Record<string, z.ZodType>;
+      if (!(change.name in shape)) return refuse('INVALID_CHANGE', `There is no parameter '${change.name}'.`, { op: change.op });
+      const checked = shape[change.name]!.safeParse(change.value);
+      if (!checked.success) return refuse('INVALID_CHANGE', `${change.value} is not a valid value for ${change.name}: ${checked.error.issues[0]?.message}`, { op: change.op });
+      return undefined;
+    }
+    case 'remove_prohibition':
+      return governance.prohibitions.some((p) => p.prohibition_id === change.prohibition_id) ? undefined : refuse('INVALID_CHANGE', `There is no prohibition ${change.prohibition_id}.`);
+    case 'add_prohibition':
+      return governance.prohibitions.some((p) => p.prohibition_id === change.prohibition_id) ? refuse('INVALID_CHANGE', `Prohibition ${change.prohibition_id} exists already.`) : undefined;
+    case 'enable_module':
+      return governance.modules[change.module_id]?.status === 'enabled' ? refuse('INVALID_CHANGE', `Module ${change.module_id} is enabled already.`) : undefined;
+    case 'retire_module':
+      return governance.modules[change.module_id]?.status === 'enabled' ? undefined : refuse('INVALID_CHANGE', `Module ${change.module_id} is not enabled.`);
+    default:
+      return undefined;
+  }
+}
+
+/** Validates every change first, then applies them all: a motion is enacted whole or not at all. */
+export function checkChanges(state: SocietyState, changes: Change[]): Refusal | undefined {
+  for (const change of changes) {
+    const problem = invalidChange(state, change);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+export function applyChanges(state: SocietyState, changes: Change[], motion_id: string, at_ms: EpochMs): void {
+  const governance = state.governance;
+  for (const change of changes) {
+    switch (change.op) {
+      case 'set_param':
+        (state.params as Record<string, unknown>)[change.name] = change.value as Params[keyof Params];
+        break;
+      case 'amend_charter': {
+        const current = currentCharter(governance);
+        const articles = current.articles.filter((article) => article.article_id !== change.article_id);
+        articles.push({ article_id: change.article_id, title: change.title, text: change.text, namespace: 'domain' });
+        governance.charter.push({ version: current.version + 1, adopted_at_ms: at_ms, by_motion: motion_id, articles });
+        break;
+      }
+      case 'add_prohibition':
+        governance.prohibitions.push({ prohibition_id: change.prohibition_id, text: change.text, namespace: 'domain' });
+        break;
+      case 'remove_prohibition':
+        governance.prohibitions = governance.prohibitions.filter((p) => p.prohibition_id !== change.prohibition_id);
+        break;
+      case 'enable_module':
+        governance.modules[change.module_id] = { module_id: change.module_id, description: change.description, status: 'enabled', enabled_at_ms: at_ms, retired_at_ms: null, by_motion: motion_id };
+        break;
+      case 'retire_module': {
+        const module = governance.modules[change.module_id]!;
+        module.status = 'retired';
+        module.retired_at_ms = at_ms;
+        break;
+      }
+      default:
+        throw new Error(`a Bedrock change reached apply: ${change.op}`);
+    }
+  }
+}

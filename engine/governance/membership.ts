@@ -1,0 +1,23 @@
+import type { ActDefinition } from '../act.js';
+import { refuse, type Refusal } from '../refusals.js';
+import type { SocietyState } from '../state.js';
+
+/**
+ * With payments off (the embedded default) every registered agent is an active member.
+ * The Founder's key acts for the operator and is not a member: it neither votes nor
+ * walks the world. Payments (a later issue) add the unpaid state here.
+ */
+export function isActiveMember(state: Readonly<SocietyState>, agent_id: string): boolean {
+  return agent_id !== state.founder_agent_id && state.agents.has(agent_id);
+}
+
+export function activeMemberCount(state: Readonly<SocietyState>): number {
+  return state.agents.size - (state.agents.has(state.founder_agent_id) ? 1 : 0);
+}
+
+/** The gates an act declares, checked in one place for writes and reads alike. */
+export function gateRefusal(state: Readonly<SocietyState>, act: ActDefinition, actor: string): Refusal | undefined {
+  if (act.gates.founder && actor !== state.founder_agent_id) return refuse('FOUNDER_ONLY');
+  if (act.gates.membership && !isActiveMember(state, actor)) return refuse('MEMBERSHIP_REQUIRED');
+  return undefined;
+}

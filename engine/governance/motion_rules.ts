@@ -1,0 +1,61 @@
+import type { ApplyContext, ApplyOutcome } from '../act.js';
+import { refuse, type Refusal } from '../refusals.js';
+import { sha256Hex } from '../canonical.js';
+import type { SocietyState } from '../state.js';
+import { isoAt, type EpochMs } from '../time.js';
+import { bedrockReason, type Change } from './changes.js';
+import type { Motion, Tally } from './governance_state.js';
+
+export function findMotion(state: Readonly<SocietyState>, motion_id: string): Motion | Refusal {
+  return state.governance.motions[motion_id] ?? refuse('UNKNOWN_MOTION', `There is no motion ${motion_id}.`, { motion_id });
+}
+
+export function isRefusal(value: object): value is Refusal {
+  return 'ok' in value && value.ok === false;
+}
+
+/** aye / (aye + nay), 0 when both are 0. */
+export function ayeShare(tally: Tally): number {
+  return tally.aye + tally.nay === 0 ? 0 : tally.aye / (tally.aye + tally.nay);
+}
+
+/**
+ * The Bedrock boundary: if any change touches Bedrock, the act is recorded on the P0
+ * list (reasoning and a hash of the payload, never the payload) and answered 403.
+ */
+export function bedrockRefusal(ctx: ApplyContext, changes: Change[], where: 'filing' | 'apply', payload: unknown): ApplyOutcome | undefined {
+  for (const change of changes) {
+    const reasoning = bedrockReason(change);
+    if (!reasoning) continue;
+    const governance = ctx.state.governance;
+    const record = { at_ms: ctx.at_ms, agent_id: ctx.actor, where, op: change.op, reasoning, payload_sha256: sha256Hex(JSON.stringify(payload)) };
+    governance.p0.push(record);
+    governance.disclosures.push({ kind: 'p0_refusal', text: `Refused at ${where}: ${change.op} (${reasoning}).`, at_ms: ctx.at_ms });
+    ctx.emit({ event_type: 'p0_refusal', actor: ctx.actor, data: { agent_id: ctx.actor, op: change.op, payload_sha256: record.payload_sha256, reasoning, where } });
+    const answer = refuse('BEDROCK_PROTECTED', `Refused: ${reasoning}. The refusal is on the P0 list.`, { op: change.op });
+    return { ok: true, result: {}, answer_as: answer, withhold_proof: true };
+  }
+  return undefined;
+}
+
+/** A motion as the API and the pages show it. */
+export function motionView(motion: Motion, now_ms: EpochMs) {
+  const { ballots: _ballots, roll: _roll, filed_at_ms, opens_at_ms, closes_at_ms, enacted_at_ms, ...rest } = motion;
+  const open = motion.status === 'open' && closes_at_ms !== null;
+  return {
+    ...rest,
+    filed_at: isoAt(filed_at_ms),
+    opens_at: opens_at_ms === null ? null : isoAt(opens_at_ms),
+    closes_at: closes_at_ms === null ? null : isoAt(closes_at_ms),
+    enacted_at: enacted_at_ms === null ? null : isoAt(enacted_at_ms),
+    voting_closes_in_seconds: open ? Math.max(0, Math.ceil((closes_at_ms! - now_ms) / 1000)) : null,
+    tally: { ...motion.tally, aye_share: ayeShare(motion.tally) },
+  };
+}
+
+/** The public roll: every vote and revision in order, the latest of each voter marked as the one that counts. */
+export function rollView(motion: Motion) {
+  const latest = new Map<string, number>();
+  motion.roll.forEach((vote, index) => latest.set(vote.agent_id, index));
+  return motion.roll.map((vote, index) => ({ agent_id: vote.agent_id, choice: vote.choice, at: isoAt(vote.at_ms), revision: vote.revision, counts: latest.get(vote.agent_id) === index }));
+}
