@@ -6,6 +6,7 @@ import { benchLedgerAppend } from './ledger_append.js';
 import { machineLine, median } from './measure.js';
 import { benchSignatures } from './signatures.js';
 import { benchAllChunks, benchChunkEncode, benchMoves } from './world.js';
+import { benchVotes } from './governance.js';
 
 /**
  * npm run bench: every row is a figure measured beside its ceiling or its alternative
@@ -32,6 +33,9 @@ function memoryProbe(agents: number): number {
   const output = execFileSync(process.execPath, ['--expose-gc', probe, String(agents)], { encoding: 'utf8' });
   return (JSON.parse(output.trim().split('\n').pop()!) as { rss_mb: number }).rss_mb;
 }
+
+/** The vote bench measures both vote rows in one run; the tally row reads its second half. */
+let last_votes: Awaited<ReturnType<typeof benchVotes>> | undefined;
 
 const rows: Row[] = [
   {
@@ -84,6 +88,25 @@ const rows: Row[] = [
       const r = await benchMoves();
       return { subject: r.engine, reference: r.bare };
     },
+    samples: [],
+  },
+  {
+    figure: 'vote_cast, durable, 10,000 members on one motion (votes/s)',
+    measured: 'engine: checks, tally kept vote by vote, roll, ledger entry, LMDB commit per tick',
+    against: 'bare limit: SHA-256 + lmdb put of the same vote_cast entries',
+    measure: async () => {
+      const r = await benchVotes();
+      last_votes = r;
+      return { subject: r.engine, reference: r.bare };
+    },
+    samples: [],
+  },
+  {
+    figure: 'tally read on a motion revised by every vote above (reads/s)',
+    measured: 'the tally of the bench motion, revised by every vote above',
+    against: 'the tally of a motion with 10 votes',
+    target: 0.8,
+    measure: async () => ({ subject: last_votes!.tally_many, reference: last_votes!.tally_few }),
     samples: [],
   },
   {

@@ -25,7 +25,10 @@ beforeAll(async () => {
 afterAll(async () => society.destroy());
 afterEach(() => expect(society.bugs).toEqual([]));
 
-const [ada, bo, cy, di] = [0, 1, 2, 3].map((i) => () => members[i]!);
+const ada = () => members[0]!;
+const bo = () => members[1]!;
+const cy = () => members[2]!;
+const di = () => members[3]!;
 
 async function propose(member: Member, title: string, changes: unknown[] = []): Promise<string> {
   const filed = await member.client.act<{ motion_id: string }>('motion_propose', { title, body: `Why: ${title}`, changes });

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => society.destroy());
 
-const post_routes = ['/api/v1/register', '/api/v1/keys/backup', '/api/v1/keys/rotate', '/api/v1/act'];
+const post_routes = ['/api/v1/register', '/api/v1/keys/backup', '/api/v1/keys/rotate', '/api/v1/act', '/enactment/apply', '/enactment/resolve', '/enactment/dispatch'];
 const json_value = fc.jsonValue({ maxDepth: 4 });
 
 describe('hostile input never produces a 5xx and never changes state', () => {
@@ -55,19 +55,24 @@ describe('hostile input never produces a 5xx and never changes state', () => {
     expect(society.bugs).toEqual([]);
   });
 
-  it('survives world acts with arbitrary payloads and coordinates all over (and off) the plane', async () => {
+  it('survives world and governance acts with arbitrary payloads and coordinates all over (and off) the plane', async () => {
     const spot = society.engine.state.world.agents.get(member.agent_id)!;
     const coordinate = fc.oneof(fc.integer({ min: -3, max: 3 }).map((d) => spot.x + d), fc.integer({ min: -5, max: 2100 }), fc.constantFrom(0, 2047, 2048, -1));
     const cell = fc.record({ x: coordinate, y: coordinate, z: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 255 })) });
+    const governance = fc.oneof(
+      fc.record({ title: fc.string({ maxLength: 30 }), body: fc.string({ maxLength: 30 }), changes: fc.array(fc.record({ op: fc.constantFrom('set_param', 'amend_charter', 'enable_module', 'amend_axiom'), name: fc.constantFrom('block_reach', 'nope'), value: fc.oneof(fc.integer(), fc.boolean()) }), { maxLength: 2 }) }),
+      fc.record({ motion_id: fc.oneof(fc.constant('M-0001-abcd'), fc.string({ maxLength: 12 })), choice: fc.constantFrom('aye', 'nay', 'maybe') }),
+    );
     const payload = fc.oneof(
       cell,
       cell.map((c) => ({ ...c, block_id: 1 + (c.x & 7) })),
       fc.record({ chunk_x: fc.oneof(fc.constant(null), fc.integer({ min: -2, max: 40 })), chunk_y: fc.oneof(fc.constant(null), fc.integer({ min: -2, max: 40 })) }),
       fc.record({ path: fc.array(fc.constantFrom('n', 'ne', 'e', 'se', 's', 'sw', 'w', 'nw'), { minLength: 1, maxLength: 16 }) }),
       fc.record({ to: fc.constant(member.agent_id), resource: fc.constantFrom('dirt', 'relic'), amount: fc.integer({ min: 1, max: 5 }) }),
+      governance,
       fc.jsonValue({ maxDepth: 2 }),
     );
-    const acts = ['world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give', 'world_build_road'];
+    const acts = ['world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give', 'world_build_road', 'motion_propose', 'motion_open', 'motion_cosponsor', 'vote_cast', 'bulletin_post'];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...acts), payload, async (act, body) => {
         const response = await rawSigned(society.url, { path: '/api/v1/act', body: { act, challenge_id: null, puzzle_solution: null, payload: body }, key: member });

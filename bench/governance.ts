@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Engine, type Submission } from '../engine/engine.js';
+import { agentIdOf } from '../engine/identity.js';
+import { chainEntry } from '../engine/ledger.js';
+import { ayeShare } from '../engine/governance/motion_rules.js';
+import type { Motion } from '../engine/governance/governance_state.js';
+import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { BareLedger } from './bare_ledger.js';
+import { opsPerSecond } from './measure.js';
+
+const votes_per_call = 1024;
+const choices = ['aye', 'nay', 'abstain'] as const;
+
+/** What GET /api/v1/motions/{id}/tally computes: the kept tally and its aye share. */
+function readTally(motion: Motion) {
+  return { ...motion.tally, aye_share: ayeShare(motion.tally) };
+}
+
+/**
+ * vote_cast through the whole engine, durable, 10,000 members revising their votes on
+ * one open motion, beside the bare limit of the same entries; and the cost of reading
+ * the tally on a motion with few revisions against one with hundreds of thousands.
+ */
+export async function benchVotes(member_count = 10_000): Promise<{ engine: number; bare: number; tally_few: number; tally_many: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-votes-'));
+  let now = Date.parse('2026-11-21T10:00:00Z');
+  const store = new LmdbStore(join(dir, 'engine'));
+  const engine = await Engine.open(store, { founder_pubkey: randomBytes(32).toString('base64url'), params: { voting_window_seconds: 30 * 86_400 } }, { clock: () => (now += 1) });
+  const bare = new BareLedger(dir);
+  try {
+    const pubkeys = Array.from({ length: member_count }, () => randomBytes(32).toString('base64url'));
+    const ids = pubkeys.map((pubkey) => agentIdOf(pubkey));
+    await Promise.all(pubkeys.map((pubkey, i) => engine.submit({ act: 'register', actor: ids[i]!, payload: { pubkey, handle: `voter-${i}`, declared_runtime: '', backup_pubkey: null } })));
+    const filed = await engine.submit({ act: 'motion_propose', actor: ids[0]!, payload: { title: 'The bench motion', body: '', changes: [] } });
+    if (!filed.ok) throw new Error(`filing refused: ${filed.code}`);
+    const motion_id = filed.result.motion_id as string;
+    const small = await engine.submit({ act: 'motion_propose', actor: ids[1]!, payload: { title: 'A quiet motion', body: '', changes: [] } });
+    if (!small.ok) throw new Error(`filing refused: ${small.code}`);
+    const quiet_id = small.result.motion_id as string;
+    for (const [author, id] of [[ids[0]!, motion_id], [ids[1]!, quiet_id]] as const) await engine.submit({ act: 'motion_open', actor: author, payload: { motion_id: id } });
+    await Promise.all(ids.slice(0, 10).map((id) => engine.submit({ act: 'vote_cast', actor: id, payload: { motion_id: quiet_id, choice: 'aye' } })));
+
+    const proof = { method: 'POST', path: '/api/v1/act', nonce: '', body: '', signature: randomBytes(64).toString('base64url') };
+    let cursor = 0;
+    let batch: Submission[] = [];
+    const prepare = () => {
+      batch = Array.from({ length: votes_per_call }, () => {
+        const actor = ids[cursor % ids.length]!;
+        const choice = choices[cursor++ % 3]!;
+        return { act: 'vote_cast', actor, payload: { motion_id, choice }, proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body: `{"act":"vote_cast","challenge_id":null,"payload":{"choice":"${choice}","motion_id":"${motion_id}"},"puzzle_solution":null}` } };
+      });
+    };
+    let bare_entries: string[] = [];
+    const prepareBare = () => {
+      prepare();
+      bare_entries = batch.map((vote, index) => {
+        const { choice } = vote.payload as { choice: string };
+        return chainEntry({ seq: index, hash: '0'.repeat(64) }, now, { event_type: 'vote_cast', actor: vote.actor, data: { agent_id: vote.actor, choice, motion_id, revision: 3 } }, vote.proof).json;
+      });
+    };
+    const rates = await opsPerSecond([
+      {
+        name: 'engine',
+        ops_per_call: votes_per_call,
+        beforeEach: prepare,
+        fn: async () => {
+          const outcomes = await Promise.all(batch.map((vote) => engine.submit(vote)));
+          if (!outcomes[0]!.ok) throw new Error(`vote refused: ${outcomes[0]!.code}`);
+        },
+      },
+      { name: 'bare', ops_per_call: votes_per_call, beforeEach: prepareBare, fn: () => bare.append(bare_entries) },
+    ]);
+    const motions = engine.state.governance.motions;
+    const reads = await opsPerSecond(
+      [
+        { name: 'many', ops_per_call: 1, fn: () => readTally(motions[motion_id]!) },
+        { name: 'few', ops_per_call: 1, fn: () => readTally(motions[quiet_id]!) },
+      ],
+      500,
+    );
+    return { engine: rates.engine!, bare: rates.bare!, tally_few: reads.few!, tally_many: reads.many! };
+  } finally {
+    await store.close();
+    await bare.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
