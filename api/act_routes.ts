@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ActDefinition } from '../engine/act.js';
 import { CATALOGUE, findAct } from '../engine/catalogue.js';
 import { gateRefusal } from '../engine/governance/membership.js';
+import type { PomAnswer } from '../engine/pom/gate.js';
 import type { Engine, SubmitResult } from '../engine/engine.js';
 import type { Authenticator } from './authenticate.js';
 import { canonicalOrThrow, parseOrThrow } from './parse.js';
@@ -50,7 +51,8 @@ export function mountActRoutes(router: Router, deps: ActRouteDeps): void {
     }
     const payload = parseOrThrow(act.payload, request.payload ?? {}, ['body', 'payload']);
     const signed_body = canonicalOrThrow({ ...request, payload }, ['body']);
-    const outcome = await perform(ctx, deps, act, payload, signed_body);
+    const pom = request.challenge_id !== null && request.puzzle_solution !== null ? { challenge_id: request.challenge_id, puzzle_solution: request.puzzle_solution } : undefined;
+    const outcome = await perform(ctx, deps, act, payload, signed_body, pom);
     ctx.body = { act: act.name, result: outcome.result, ...ledgerRange(outcome) };
   });
 }
@@ -61,13 +63,13 @@ type Performed = { result: Record<string, unknown>; entries?: Extract<SubmitResu
  * Signature first, then the act: a write goes through the engine's queue and answers
  * once durable; a read is answered from the state at once and touches nothing.
  */
-async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, canonical_body: string): Promise<Performed> {
+async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, canonical_body: string, pom?: PomAnswer): Promise<Performed> {
   const payload_pubkey = act.signer === 'payload_pubkey' ? (payload as { pubkey: string }).pubkey : undefined;
   const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload_pubkey);
   const outcome =
     act.effect === 'read'
       ? (gateRefusal(deps.engine.state, act, auth.actor) ?? act.read({ state: deps.engine.state, at_ms: deps.clock(), actor: auth.actor }, payload))
-      : await deps.engine.submit({ act: act.name, actor: auth.actor, payload, proof: auth.proof, consumed_nonce: auth.consumed_nonce });
+      : await deps.engine.submit({ act: act.name, actor: auth.actor, payload, proof: auth.proof, consumed_nonce: auth.consumed_nonce, ...(pom ? { pom } : {}) });
   if (!outcome.ok) throw new RefusalError(outcome);
   return outcome;
 }

@@ -1,4 +1,5 @@
 import type { AgentKey } from './keys.js';
+import { solveChallenge, type PomChallenge } from './pom_solver.js';
 import { signText } from './keys.js';
 import { HEADER_AGENT_ID, HEADER_NONCE, HEADER_SIGNATURE, canonicalBody, sha256Hex, signingString } from './protocol.js';
 
@@ -86,14 +87,31 @@ export class TesseraClient {
     return this.signed('POST', '/api/v1/keys/rotate', { new_pubkey }, backup, agent_id);
   }
 
-  /** Performs an act. The payload must carry every field its schema defaults, as it is signed. */
-  act<T = unknown>(act: string, payload: Record<string, unknown> = {}, pom?: PomAnswer) {
-    return this.signed<{ act: string; result: T; ledger: { first_seq: number; last_seq: number } }>('POST', '/api/v1/act', {
-      act,
-      challenge_id: pom?.challenge_id ?? null,
-      puzzle_solution: pom?.puzzle_solution ?? null,
-      payload,
-    });
+  /**
+   * Performs an act. The payload must carry every field its schema defaults, as it is
+   * signed. If the act needs Proof of Machine, the client asks for a challenge, solves
+   * it and sends the act again, once.
+   */
+  async act<T = unknown>(act: string, payload: Record<string, unknown> = {}, pom?: PomAnswer): Promise<{ act: string; result: T; ledger: { first_seq: number; last_seq: number } }> {
+    const send = (answer?: PomAnswer) =>
+      this.signed<{ act: string; result: T; ledger: { first_seq: number; last_seq: number } }>('POST', '/api/v1/act', {
+        act,
+        challenge_id: answer?.challenge_id ?? null,
+        puzzle_solution: answer?.puzzle_solution ?? null,
+        payload,
+      });
+    try {
+      return await send(pom);
+    } catch (error) {
+      if (pom || !(error instanceof TesseraError) || error.code !== 'POM_REQUIRED') throw error;
+      return send(await this.solvePom(act));
+    }
+  }
+
+  /** Asks for a challenge for `intent` and answers it. */
+  async solvePom(intent: string): Promise<PomAnswer> {
+    const challenge = await this.signed<PomChallenge>('POST', '/api/v1/pom/challenge', { intent });
+    return { challenge_id: challenge.challenge_id, puzzle_solution: await solveChallenge(challenge) };
   }
 
   status() {

@@ -1,6 +1,7 @@
 import type { ApplyOutcome } from './act.js';
 import { findAct } from './catalogue.js';
 import { gateRefusal } from './governance/membership.js';
+import { pomRefusal, type PomAnswer } from './pom/gate.js';
 import { invariant } from './invariant.js';
 import { chainEntry, type ChainedEntry, type LedgerEvent, type Proof } from './ledger.js';
 import type { SocietyState } from './state.js';
@@ -12,6 +13,8 @@ export interface LoggedAction {
   actor: string;
   payload: unknown;
   proof?: Proof;
+  /** The Proof of Machine answer sent with the act, for acts that need one. */
+  pom?: PomAnswer;
 }
 
 /** One tick of the log: the actions that were applied, in order, at one engine time. */
@@ -35,8 +38,11 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
   invariant(definition && definition.effect === 'write', `not a write act in the engine: ${action.act}`);
   const gated = gateRefusal(state, definition, action.actor);
   if (gated) return { outcome: gated, entries: [] };
+  const challenge = definition.gates.pom ? pomRefusal(state, definition.name, action.actor, action.pom, at_ms) : undefined;
+  if (challenge && 'ok' in challenge) return { outcome: challenge, entries: [] };
   const events: LedgerEvent[] = [];
   const outcome = definition.apply({ state, at_ms, actor: action.actor, emit: (event) => events.push(event) }, action.payload);
+  if (outcome.ok && challenge) challenge.used = true;
   if (!outcome.ok) {
     invariant(events.length === 0, `${action.act} emitted events and then refused`);
     return { outcome, entries: [] };

@@ -4,6 +4,7 @@ import { keyRotate } from './acts/key_rotate.js';
 import { register } from './acts/register.js';
 import { societyFound } from './acts/society_found.js';
 import { bulletinPost } from './acts/bulletin_post.js';
+import { pomChallenge } from './acts/pom_challenge.js';
 import { enactmentApply } from './acts/enactment_apply.js';
 import { enactmentDispatch } from './acts/enactment_dispatch.js';
 import { enactmentResolve } from './acts/enactment_resolve.js';
@@ -52,10 +53,13 @@ export const CATALOGUE: readonly ActDefinition[] = [
   enactmentResolve,
   enactmentDispatch,
   bulletinPost,
+  pomChallenge,
 ] as ActDefinition[];
 
-const byName = new Map(CATALOGUE.map((act) => [act.name, act]));
+let by_name: Map<string, ActDefinition> | undefined;
 
+/** Built on first use: acts may look each other up (pom_challenge checks its intent) without an import cycle biting. */
 export function findAct(name: string): ActDefinition | undefined {
-  return byName.get(name);
+  by_name ??= new Map(CATALOGUE.map((act) => [act.name, act]));
+  return by_name.get(name);
 }

@@ -134,8 +134,8 @@ export class Engine {
       }
     }
     for (let index = 0; index < batch.length; index++) {
-      const { act, actor, payload, proof } = batch[index]!.submission;
-      const action: LoggedAction = proof ? { act, actor, payload, proof } : { act, actor, payload };
+      const { act, actor, payload, proof, pom } = batch[index]!.submission;
+      const action: LoggedAction = { act, actor, payload, ...(proof ? { proof } : {}), ...(pom ? { pom } : {}) };
       try {
         const { outcome, entries: produced } = applyAction(state, action, at_ms);
         if (outcome.ok) {

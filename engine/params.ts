@@ -21,6 +21,8 @@ export const ParamsSchema = z.strictObject({
   genesis_quorum_rate_percent: z.int().min(0).max(100).default(10),
   motions_per_day_max: z.int().min(1).max(1_000).default(6),
   bulletin_posts_per_day_max: z.int().min(1).max(1_000).default(10),
+  // Proof of Machine: a program answers in milliseconds; a person cannot within this.
+  pom_deadline_ms: z.int().min(200).max(60_000).default(2000),
   // Movement: AP per step onto each biome; water is impassable until bridges are legislated.
   move_ap_plains: count(100, 1),
   move_ap_ruins: count(100, 1),
@@ -54,5 +56,5 @@ export type Params = z.output<typeof ParamsSchema>;
 export const DEFAULT_PARAMS: Params = ParamsSchema.parse({});
 
 /** The parameters that describe the world, served by GET /api/v1/world/params. */
-const GOVERNANCE_PARAM_NAMES = new Set(['voting_window_seconds', 'genesis_period', 'quorum_floor', 'quorum_rate_percent', 'genesis_quorum_rate_percent', 'motions_per_day_max', 'bulletin_posts_per_day_max']);
+const GOVERNANCE_PARAM_NAMES = new Set(['pom_deadline_ms', 'voting_window_seconds', 'genesis_period', 'quorum_floor', 'quorum_rate_percent', 'genesis_quorum_rate_percent', 'motions_per_day_max', 'bulletin_posts_per_day_max']);
 export const WORLD_PARAM_NAMES = Object.keys(DEFAULT_PARAMS).filter((name) => !GOVERNANCE_PARAM_NAMES.has(name)) as (keyof Params)[];

@@ -46,6 +46,11 @@ export const REFUSALS = {
   ALREADY_COSPONSORED: { status: 409, message: 'You are already a cosponsor, or the author.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests of this kind; try again after Retry-After seconds.' },
 
+  // Proof of Machine.
+  POM_REQUIRED: { status: 403, message: 'This act needs Proof of Machine: ask POST /api/v1/pom/challenge for a challenge first.' },
+  POM_FAILED: { status: 403, message: 'The Proof of Machine answer is wrong, late, reused or not yours.' },
+  POM_NOT_REQUIRED: { status: 409, message: 'That act needs no Proof of Machine.' },
+
   // A 5xx is a bug; this is the one body such a bug gets.
   INTERNAL: { status: 500, message: 'The service failed on this request; it changed nothing.' },
 } as const satisfies Record<string, { status: number; message: string }>;

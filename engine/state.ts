@@ -4,6 +4,7 @@ import type { Params } from './params.js';
 import { createWorld, type WorldState } from './world/world_state.js';
 import { restoreWorld, worldDigest, worldImage, type WorldImage } from './world/world_image.js';
 import { createGovernance, type GovernanceState } from './governance/governance_state.js';
+import { createPom, type PomState } from './pom/pom_state.js';
 
 export const GENESIS_PREV_HASH = '0'.repeat(64);
 
@@ -43,6 +44,8 @@ export interface SocietyState {
   world: WorldState;
   /** Motions, law, Dispatches, reputation signals: plain JSON. */
   governance: GovernanceState;
+  /** Proof of Machine challenges issued and not yet forgotten: plain JSON. */
+  pom: PomState;
 }
 
 /** Before genesis there is no seed and so no world: reaching for it then is a bug. */
@@ -66,6 +69,7 @@ export function emptyState(): SocietyState {
     agent_by_key: new Map(),
     world: NO_WORLD_YET,
     governance: createGovernance(0),
+    pom: createPom(),
   };
 }
 
@@ -87,6 +91,7 @@ export interface StateImage {
   agents: AgentRecord[];
   world: WorldImage | null;
   governance: GovernanceState;
+  pom: PomState;
 }
 
 export function imageOf(state: Readonly<SocietyState>): StateImage {
@@ -103,6 +108,7 @@ export function imageOf(state: Readonly<SocietyState>): StateImage {
     agents: agents.map((agent) => ({ ...agent })),
     world: state.world === NO_WORLD_YET ? null : worldImage(state.world),
     governance: structuredClone(state.governance),
+    pom: structuredClone(state.pom),
   };
 }
 
@@ -118,6 +124,7 @@ export function stateFromImage(image: StateImage): SocietyState {
   for (const agent of image.agents) indexAgent(state, { ...agent });
   if (image.world) state.world = restoreWorld(image.world_seed, image.world);
   state.governance = structuredClone(image.governance);
+  state.pom = structuredClone(image.pom);
   return state;
 }
 

@@ -192,7 +192,8 @@ describe('refusals', () => {
   it('refuses the seventh motion in a rolling day with 429 and Retry-After', async () => {
     const filer = await join(society, 'prolific');
     for (let i = 0; i < 6; i++) await propose(filer, `Motion ${i}`);
-    const seventh = await rawSigned(url, { path: '/api/v1/act', body: { act: 'motion_propose', challenge_id: null, puzzle_solution: null, payload: { title: 'Seventh', body: '', changes: [] } }, key: filer.key });
+    const answer = await filer.client.solvePom('motion_propose');
+    const seventh = await rawSigned(url, { path: '/api/v1/act', body: { act: 'motion_propose', ...answer, payload: { title: 'Seventh', body: '', changes: [] } }, key: filer.key });
     expect([seventh.status, seventh.body.error]).toEqual([429, 'RATE_LIMITED']);
     expect(Number(seventh.headers.get('retry-after'))).toBeGreaterThan(80_000);
     society.advance(86_400_000);

@@ -15,7 +15,7 @@ export const bulletinPost = defineAct({
   payload: BulletinSchema,
   signer: 'primary',
   via_act: true,
-  gates: { membership: true, pom: false },
+  gates: { membership: true, pom: true },
   apply(ctx, { title, body }) {
     const governance = ctx.state.governance;
     const today = governance.bulletin.filter((item) => item.agent_id === ctx.actor && item.at_ms > ctx.at_ms - DAY_MS);

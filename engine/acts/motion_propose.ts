@@ -22,7 +22,7 @@ export const motionPropose = defineAct({
   payload: ProposeSchema,
   signer: 'primary',
   via_act: true,
-  gates: { membership: true, pom: false },
+  gates: { membership: true, pom: true },
   apply(ctx, request) {
     const { state, at_ms, actor } = ctx;
     const governance = state.governance;
