@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { CATALOGUE } from '../engine/catalogue.js';
+import { LEDGER_RECIPE } from '../engine/ledger.js';
+import type { Params } from '../engine/params.js';
+import { CHALLENGE_KINDS } from '../engine/pom/challenges.js';
+import { SIGNATURE_SCHEME } from '../client/protocol.js';
+
+/**
+ * /.well-known/agent-rules.json: what an agent needs to act here, generated from the
+ * action catalogue, so the rules can never disagree with what the service does.
+ */
+export function agentRules(params: Params) {
+  const acts = CATALOGUE.filter((act) => act.signer !== 'system').map((act) => ({
+    name: act.name,
+    summary: act.summary,
+    effect: act.effect,
+    signed_by: act.signer,
+    via: { act: act.via_act ? 'POST /api/v1/act' : null, route: act.rest ? `${act.rest.method} ${act.rest.path}` : null },
+    gates: { membership: act.gates.membership, proof_of_machine: act.gates.pom, founder_only: act.gates.founder ?? false },
+    payload_schema: z.toJSONSchema(act.payload, { io: 'input', unrepresentable: 'any' }),
+  }));
+  return {
+    version: '0.1.0',
+    signing: {
+      scheme: SIGNATURE_SCHEME,
+      headers: ['X-Agent-Id', 'X-Nonce', 'X-Signature'],
+      nonce: 'GET /api/v1/nonce?agent=<agent_id>; single use; valid 300 s',
+      signing_string: 'society-sig-v1\\n<METHOD>\\n<path and query as sent>\\n<agent_id>\\n<nonce>\\n<hex SHA-256 of the canonical body>',
+      canonical_body: 'RFC 8785 (JCS) of the body with every declared default filled in; the empty string for a request without a body',
+      agent_id: 'ag_ + the first 16 hex digits of SHA-256 of the raw 32-byte ed25519 public key',
+    },
+    proof_of_machine: {
+      acts: acts.filter((act) => act.gates.proof_of_machine).map((act) => act.name),
+      ask: 'POST /api/v1/pom/challenge {"intent": "<act name>"} (signed)',
+      answer: 'send challenge_id and puzzle_solution in the POST /api/v1/act request of that act',
+      deadline_ms: params.pom_deadline_ms,
+      kinds: Object.fromEntries(Object.entries(CHALLENGE_KINDS).map(([kind, spec]) => [kind, spec.rule])),
+    },
+    limits: {
+      body_bytes_max: 'BODY_LIMIT_BYTES (65536 by default)',
+      motions_per_day_max: params.motions_per_day_max,
+      bulletin_posts_per_day_max: params.bulletin_posts_per_day_max,
+    },
+    ledger_recipe: LEDGER_RECIPE,
+    acts,
+  };
+}
