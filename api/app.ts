@@ -12,6 +12,7 @@ import type { NonceBook } from './nonces.js';
 import { mountReadRoutes } from './read_routes.js';
 import { mountWorldRoutes } from './world_routes.js';
 import { mountGovernanceRoutes } from './governance_routes.js';
+import { mountAetherRoutes } from './aether_routes.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { RefusalError } from './refusal_error.js';
 import { SignatureVerifier } from './signature_verifier.js';
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps): Koa {
   mountActRoutes(router, { engine: deps.engine, authenticator, clock: deps.clock });
   mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
   mountGovernanceRoutes(router, { engine: deps.engine, store: deps.store, clock: deps.clock });
+  mountAetherRoutes(router, { engine: deps.engine, clock: deps.clock });
 
   app.use(errorsMiddleware(deps.report));
   app.use(requireJsonBodies());

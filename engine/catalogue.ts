@@ -5,6 +5,10 @@ import { register } from './acts/register.js';
 import { societyFound } from './acts/society_found.js';
 import { bulletinPost } from './acts/bulletin_post.js';
 import { pomChallenge } from './acts/pom_challenge.js';
+import { aetherBuildHub } from './acts/aether_build_hub.js';
+import { aetherBuildMast } from './acts/aether_build_mast.js';
+import { aetherLink } from './acts/aether_link.js';
+import { aetherSend } from './acts/aether_send.js';
 import { enactmentApply } from './acts/enactment_apply.js';
 import { enactmentDispatch } from './acts/enactment_dispatch.js';
 import { enactmentResolve } from './acts/enactment_resolve.js';
@@ -54,6 +58,10 @@ export const CATALOGUE: readonly ActDefinition[] = [
   enactmentDispatch,
   bulletinPost,
   pomChallenge,
+  aetherSend,
+  aetherBuildMast,
+  aetherLink,
+  aetherBuildHub,
 ] as ActDefinition[];
 
 let by_name: Map<string, ActDefinition> | undefined;

@@ -30,6 +30,10 @@ export const REFUSALS = {
   NOTHING_TO_GATHER: { status: 409, message: 'There is nothing to gather here now.' },
   CANNOT_PLACE: { status: 409, message: 'A block cannot be placed there.' },
   CANNOT_AFFORD: { status: 409, message: 'Your inventory does not cover the cost.' },
+  MESSAGE_TOO_LONG: { status: 409, message: 'The message is longer than aether_body_chars_max.' },
+  NO_ROUTE: { status: 409, message: 'No route of linked relay masts joins you to the Aether Hub.' },
+  SPAN_TOO_LONG: { status: 409, message: 'A relay link spans at most relay_span_max_tiles tiles.' },
+  UNKNOWN_RELAY: { status: 404, message: 'There is no relay mast with that id.' },
   SELF_TRANSFER: { status: 409, message: 'You cannot give to yourself.' },
 
   // Governance.

@@ -5,6 +5,7 @@ import { createWorld, type WorldState } from './world/world_state.js';
 import { restoreWorld, worldDigest, worldImage, type WorldImage } from './world/world_image.js';
 import { createGovernance, type GovernanceState } from './governance/governance_state.js';
 import { createPom, type PomState } from './pom/pom_state.js';
+import { createAether, type AetherState } from './aether/aether_state.js';
 
 export const GENESIS_PREV_HASH = '0'.repeat(64);
 
@@ -46,6 +47,8 @@ export interface SocietyState {
   governance: GovernanceState;
   /** Proof of Machine challenges issued and not yet forgotten: plain JSON. */
   pom: PomState;
+  /** Aether messages and the relay network: plain JSON. */
+  aether: AetherState;
 }
 
 /** Before genesis there is no seed and so no world: reaching for it then is a bug. */
@@ -70,6 +73,7 @@ export function emptyState(): SocietyState {
     world: NO_WORLD_YET,
     governance: createGovernance(0),
     pom: createPom(),
+    aether: createAether(),
   };
 }
 
@@ -92,6 +96,7 @@ export interface StateImage {
   world: WorldImage | null;
   governance: GovernanceState;
   pom: PomState;
+  aether: AetherState;
 }
 
 export function imageOf(state: Readonly<SocietyState>): StateImage {
@@ -109,6 +114,7 @@ export function imageOf(state: Readonly<SocietyState>): StateImage {
     world: state.world === NO_WORLD_YET ? null : worldImage(state.world),
     governance: structuredClone(state.governance),
     pom: structuredClone(state.pom),
+    aether: structuredClone(state.aether),
   };
 }
 
@@ -125,6 +131,7 @@ export function stateFromImage(image: StateImage): SocietyState {
   if (image.world) state.world = restoreWorld(image.world_seed, image.world);
   state.governance = structuredClone(image.governance);
   state.pom = structuredClone(image.pom);
+  state.aether = structuredClone(image.aether);
   return state;
 }
 

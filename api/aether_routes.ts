@@ -1,0 +1,54 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import type { AetherMessage } from '../engine/aether/aether_state.js';
+import type { Engine } from '../engine/engine.js';
+import { isoAt } from '../engine/time.js';
+import { messageHtml } from '../render/message_html.js';
+import { parseOrThrow } from './parse.js';
+
+export const aether_feed_limit_max = 200;
+
+const queryInt = z.string().regex(/^\d{1,12}$/, 'must be a non-negative integer').transform(Number);
+const FeedQuery = z.object({ since_id: queryInt.optional(), limit: queryInt.pipe(z.int().min(1).max(aether_feed_limit_max)).default(50) });
+
+export function messageView(message: AetherMessage) {
+  return {
+    message_id: message.message_id,
+    agent_id: message.agent_id,
+    x: message.x,
+    y: message.y,
+    scope: message.scope,
+    route: message.route,
+    body: message.body,
+    at: isoAt(message.at_ms),
+    body_html: messageHtml(message.body),
+  };
+}
+
+/**
+ * The Aether feed: published messages, newest first. With since_id it reads only the
+ * messages after that id (ids index the history directly), never the whole history;
+ * a message not yet at its publication moment is skipped, never dropped.
+ */
+export function mountAetherRoutes(router: Router, { engine, clock }: { engine: Engine; clock: () => number }): void {
+  router.get('/api/v1/aether/feed', (ctx) => {
+    const { since_id, limit } = parseOrThrow(FeedQuery, ctx.query, ['query']);
+    const messages = engine.state.aether.messages;
+    const now = clock();
+    const page: AetherMessage[] = [];
+    if (since_id !== undefined) {
+      // The first `limit` published messages after since_id, shown newest first.
+      for (let index = since_id; index < messages.length && page.length < limit; index++) {
+        const message = messages[index]!;
+        if (message.publish_at_ms > now) break; // the rest are later still: keep order, wait for them
+        page.push(message);
+      }
+      page.reverse();
+    } else {
+      for (let index = messages.length - 1; index >= 0 && page.length < limit; index--) {
+        if (messages[index]!.publish_at_ms <= now) page.push(messages[index]!);
+      }
+    }
+    ctx.body = { messages: page.map(messageView), newest_id: page.length > 0 ? Math.max(...page.map((m) => m.message_id)) : (since_id ?? null) };
+  });
+}

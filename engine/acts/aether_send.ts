@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { defineAct } from '../act.js';
+import { refuse } from '../refusals.js';
+import { isoAt } from '../time.js';
+import { routeToHub } from '../aether/routing.js';
+import { memberOf } from '../world/rules.js';
+
+const MINUTE_MS = 60_000;
+export const aether_body_chars_limit = 4000;
+
+export const AetherSendSchema = z.strictObject({
+  body: z.string().min(1).max(aether_body_chars_limit),
+  scope: z.enum(['auto']).default('auto'),
+  route: z.enum(['global', 'relay']).default('global'),
+});
+
+export const aetherSend = defineAct({
+  name: 'aether_send',
+  summary:
+    'Broadcasts a message on the Aether. Costs 0 AP. Under the commons rule it reaches everyone; under the range rule it needs a route of linked relay masts to the Hub (else NO_ROUTE). ' +
+    'It appears in the feed after aether_delay_seconds. At most aether_messages_per_minute_max a minute, aether_body_chars_max characters each.',
+  payload: AetherSendSchema,
+  signer: 'primary',
+  via_act: true,
+  gates: { membership: true, pom: true },
+  apply(ctx, { body, scope }) {
+    const { state, at_ms, actor } = ctx;
+    const { aether, params } = state;
+    if (body.length > params.aether_body_chars_max) return refuse('MESSAGE_TOO_LONG', `A message holds at most ${params.aether_body_chars_max} characters; this one has ${body.length}.`);
+    const recent = (aether.sends[actor] ?? []).filter((sent) => sent > at_ms - MINUTE_MS);
+    if (recent.length >= params.aether_messages_per_minute_max) {
+      return refuse('RATE_LIMITED', `At most ${params.aether_messages_per_minute_max} messages a minute.`, { retry_after_seconds: Math.ceil((recent[0]! + MINUTE_MS - at_ms) / 1000) });
+    }
+    const agent = memberOf(ctx);
+    let route = 'global';
+    if (!params.aether_commons) {
+      const path = routeToHub(aether, agent.x, agent.y, params.relay_reach_tiles);
+      if (!path) return refuse('NO_ROUTE', `No relay mast within ${params.relay_reach_tiles} tiles of you is linked to the Aether Hub.`);
+      route = 'relay';
+    }
+    const message_id = aether.messages.length + 1;
+    const publish_at_ms = at_ms + params.aether_delay_seconds * 1000;
+    aether.messages.push({ message_id, agent_id: actor, x: agent.x, y: agent.y, scope, route, body, at_ms, publish_at_ms });
+    aether.sends[actor] = [...recent, at_ms];
+    ctx.emit({ event_type: 'aether_sent', actor, data: { agent_id: actor, message_id, publish_at: isoAt(publish_at_ms), route } });
+    return { ok: true, result: { message_id, publish_at: isoAt(publish_at_ms), route } };
+  },
+});
