@@ -33,22 +33,25 @@ export function messageView(message: AetherMessage) {
 export function mountAetherRoutes(router: Router, { engine, clock }: { engine: Engine; clock: () => number }): void {
   router.get('/api/v1/aether/feed', (ctx) => {
     const { since_id, limit } = parseOrThrow(FeedQuery, ctx.query, ['query']);
-    const messages = engine.state.aether.messages;
-    const now = clock();
-    const page: AetherMessage[] = [];
-    if (since_id !== undefined) {
-      // The first `limit` published messages after since_id, shown newest first.
-      for (let index = since_id; index < messages.length && page.length < limit; index++) {
-        const message = messages[index]!;
-        if (message.publish_at_ms > now) break; // the rest are later still: keep order, wait for them
-        page.push(message);
-      }
-      page.reverse();
-    } else {
-      for (let index = messages.length - 1; index >= 0 && page.length < limit; index--) {
-        if (messages[index]!.publish_at_ms <= now) page.push(messages[index]!);
-      }
-    }
-    ctx.body = { messages: page.map(messageView), newest_id: page.length > 0 ? Math.max(...page.map((m) => m.message_id)) : (since_id ?? null) };
+    const page = feedPage(engine.state.aether.messages, since_id, limit, clock());
+    ctx.body = { messages: page.map(messageView), newest_id: page.length > 0 ? page[0]!.message_id : (since_id ?? null) };
   });
+}
+
+/** Selects a feed page, newest first, touching only the messages it returns (and any not yet published). */
+export function feedPage(messages: readonly AetherMessage[], since_id: number | undefined, limit: number, now_ms: number): AetherMessage[] {
+  const page: AetherMessage[] = [];
+  if (since_id !== undefined) {
+    // The first `limit` published messages after since_id; message n sits at index n - 1.
+    for (let index = since_id; index < messages.length && page.length < limit; index++) {
+      const message = messages[index]!;
+      if (message.publish_at_ms > now_ms) break; // later ones wait too, so nothing is skipped for good
+      page.push(message);
+    }
+    return page.reverse();
+  }
+  for (let index = messages.length - 1; index >= 0 && page.length < limit; index--) {
+    if (messages[index]!.publish_at_ms <= now_ms) page.push(messages[index]!);
+  }
+  return page;
 }

@@ -23,7 +23,7 @@ export async function opsPerSecond(tasks: TaskSpec[], time_ms = 1500): Promise<R
   const rates: Record<string, number> = {};
   for (const task of tasks) {
     const result = bench.getTask(task.name)?.result;
-    if (!result || result.state !== 'completed') throw new Error(`bench task ${task.name} did not complete: ${result?.state}`);
+    if (!result || result.state !== "completed") throw new Error(`bench task ${task.name} did not complete: ${result?.state} ${String((result as { error?: unknown } | undefined)?.error ?? "")}`);
     rates[task.name] = (task.ops_per_call * 1000) / result.period;
   }
   return rates;

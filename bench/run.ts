@@ -7,6 +7,7 @@ import { machineLine, median } from './measure.js';
 import { benchSignatures } from './signatures.js';
 import { benchAllChunks, benchChunkEncode, benchMoves } from './world.js';
 import { benchVotes } from './governance.js';
+import { benchFeed, benchSends } from './aether.js';
 
 /**
  * npm run bench: every row is a figure measured beside its ceiling or its alternative
@@ -107,6 +108,27 @@ const rows: Row[] = [
     against: 'the tally of a motion with 10 votes',
     target: 0.8,
     measure: async () => ({ subject: last_votes!.tally_many, reference: last_votes!.tally_few }),
+    samples: [],
+  },
+  {
+    figure: 'Aether feed read by since_id, newest 50 of 100,000 messages (reads/s)',
+    measured: 'page selection and body_html rendering, 100,000-message history',
+    against: 'the same read of a 1,000-message history',
+    target: 0.8,
+    measure: async () => {
+      const r = await benchFeed();
+      return { subject: r.large, reference: r.small };
+    },
+    samples: [],
+  },
+  {
+    figure: 'aether_send, durable, Proof of Machine answered (sends/s)',
+    measured: 'engine: PoM gate, rate limit, message, ledger entry, LMDB commit per tick',
+    against: 'bare limit: SHA-256 + lmdb put of the same aether_sent entries',
+    measure: async () => {
+      const r = await benchSends();
+      return { subject: r.engine, reference: r.bare };
+    },
     samples: [],
   },
   {

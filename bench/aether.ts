@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { feedPage, messageView } from '../api/aether_routes.js';
+import type { AetherMessage } from '../engine/aether/aether_state.js';
+import { Engine, type Submission } from '../engine/engine.js';
+import { agentIdOf } from '../engine/identity.js';
+import { chainEntry } from '../engine/ledger.js';
+import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { BareLedger } from './bare_ledger.js';
+import { opsPerSecond } from './measure.js';
+
+function history(count: number): AetherMessage[] {
+  return Array.from({ length: count }, (_, i) => ({ message_id: i + 1, agent_id: 'ag_0123456789abcdef', x: 1024, y: 1024, scope: 'auto', route: 'global', body: `message ${i} with https://example.org/${i}`, at_ms: i, publish_at_ms: i }));
+}
+
+/** A since_id read of the newest 50 messages of a 100,000-message history, against the same read of a 1,000-message one. */
+export async function benchFeed(): Promise<{ large: number; small: number }> {
+  const large = history(100_000);
+  const small = history(1_000);
+  const rates = await opsPerSecond(
+    [
+      { name: 'large', ops_per_call: 1, fn: () => feedPage(large, large.length - 50, 50, Number.MAX_SAFE_INTEGER).map(messageView) },
+      { name: 'small', ops_per_call: 1, fn: () => feedPage(small, small.length - 50, 50, Number.MAX_SAFE_INTEGER).map(messageView) },
+    ],
+    1000,
+  );
+  return { large: rates.large!, small: rates.small! };
+}
+
+const sends_per_call = 512;
+
+/** aether_send through the engine, durable, with Proof of Machine answered, beside the bare limit of the same entries. */
+export async function benchSends(sender_count = 2048): Promise<{ engine: number; bare: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-aether-'));
+  let now = Date.parse('2026-11-21T10:00:00Z');
+  const store = new LmdbStore(join(dir, 'engine'));
+  const engine = await Engine.open(store, { founder_pubkey: randomBytes(32).toString('base64url'), params: { aether_messages_per_minute_max: 1000, pom_deadline_ms: 60_000 } }, { clock: () => (now += 1) });
+  const bare = new BareLedger(dir);
+  try {
+    const pubkeys = Array.from({ length: sender_count }, () => randomBytes(32).toString('base64url'));
+    const ids = pubkeys.map((pubkey) => agentIdOf(pubkey));
+    await Promise.all(pubkeys.map((pubkey, i) => engine.submit({ act: 'register', actor: ids[i]!, payload: { pubkey, handle: `speaker-${i}`, declared_runtime: '', backup_pubkey: null } })));
+    const proof = { method: 'POST', path: '/api/v1/act', nonce: '', body: '', signature: randomBytes(64).toString('base64url') };
+    let cursor = 0;
+    let batch: Submission[] = [];
+    // Untimed: each sender asks for its challenge; the timed part answers it with the send.
+    const prepare = async () => {
+      const senders = Array.from({ length: sends_per_call }, () => ids[cursor++ % ids.length]!);
+      const challenges = await Promise.all(senders.map((actor) => engine.submit({ act: 'pom_challenge', actor, payload: { intent: 'aether_send' } })));
+      batch = senders.map((actor, i) => {
+        const issued = challenges[i]!;
+        if (!issued.ok) throw new Error(`challenge refused: ${issued.code}`);
+        const challenge_id = issued.result.challenge_id as string;
+        const puzzle_solution = engine.state.pom.challenges[challenge_id]!.answer;
+        const body = `a message from ${actor}`;
+        return { act: 'aether_send', actor, payload: { body, scope: 'auto', route: 'global' }, pom: { challenge_id, puzzle_solution }, proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body: `{"act":"aether_send","challenge_id":"${challenge_id}","payload":{"body":"${body}","route":"global","scope":"auto"},"puzzle_solution":"${puzzle_solution}"}` } };
+      });
+    };
+    let bare_entries: string[] = [];
+    // The same entries, with answers of the same shape, without asking the engine for challenges.
+    const prepareBare = () => {
+      bare_entries = Array.from({ length: sends_per_call }, (_, index) => {
+        const actor = ids[index]!;
+        const body = `{"act":"aether_send","challenge_id":"pom-${index}","payload":{"body":"a message from ${actor}","route":"global","scope":"auto"},"puzzle_solution":"${randomBytes(32).toString('hex')}"}`;
+        return chainEntry({ seq: index, hash: '0'.repeat(64) }, now, { event_type: 'aether_sent', actor, data: { agent_id: actor, message_id: index + 1, publish_at: '2026-11-21T10:00:00.000+00:00', route: 'global' } }, { ...proof, nonce: randomBytes(18).toString('base64url'), body }).json;
+      });
+    };
+    const rates = await opsPerSecond([
+      {
+        name: 'engine',
+        ops_per_call: sends_per_call,
+        beforeEach: prepare,
+        fn: async () => {
+          const outcomes = await Promise.all(batch.map((send) => engine.submit(send)));
+          if (!outcomes[0]!.ok) throw new Error(`send refused: ${outcomes[0]!.code}`);
+        },
+      },
+      { name: 'bare', ops_per_call: sends_per_call, beforeEach: prepareBare, fn: () => bare.append(bare_entries) },
+    ]);
+    return { engine: rates.engine!, bare: rates.bare! };
+  } finally {
+    await store.close();
+    await bare.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
