@@ -10,6 +10,7 @@ import { chainEntry } from '../engine/ledger.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { BareLedger } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
+import { pomAnswer } from './pom_answer.js';
 
 function history(count: number): AetherMessage[] {
   return Array.from({ length: count }, (_, i) => ({ message_id: i + 1, agent_id: 'ag_0123456789abcdef', x: 1024, y: 1024, scope: 'auto', route: 'global', body: `message ${i} with https://example.org/${i}`, at_ms: i, publish_at_ms: i }));
@@ -48,12 +49,9 @@ export async function benchSends(sender_count = 2048): Promise<{ engine: number;
     // Untimed: each sender asks for its challenge; the timed part answers it with the send.
     const prepare = async () => {
       const senders = Array.from({ length: sends_per_call }, () => ids[cursor++ % ids.length]!);
-      const challenges = await Promise.all(senders.map((actor) => engine.submit({ act: 'pom_challenge', actor, payload: { intent: 'aether_send' } })));
+      const answers = await Promise.all(senders.map((actor) => pomAnswer(engine, actor, 'aether_send')));
       batch = senders.map((actor, i) => {
-        const issued = challenges[i]!;
-        if (!issued.ok) throw new Error(`challenge refused: ${issued.code}`);
-        const challenge_id = issued.result.challenge_id as string;
-        const puzzle_solution = engine.state.pom.challenges[challenge_id]!.answer;
+        const { challenge_id, puzzle_solution } = answers[i]!;
         const body = `a message from ${actor}`;
         return { act: 'aether_send', actor, payload: { body, scope: 'auto', route: 'global' }, pom: { challenge_id, puzzle_solution }, proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body: `{"act":"aether_send","challenge_id":"${challenge_id}","payload":{"body":"${body}","route":"global","scope":"auto"},"puzzle_solution":"${puzzle_solution}"}` } };
       });

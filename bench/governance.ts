@@ -10,6 +10,7 @@ import type { Motion } from '../engine/governance/governance_state.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { BareLedger } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
+import { pomAnswer } from './pom_answer.js';
 
 const votes_per_call = 1024;
 const choices = ['aye', 'nay', 'abstain'] as const;
@@ -34,10 +35,10 @@ export async function benchVotes(member_count = 10_000): Promise<{ engine: numbe
     const pubkeys = Array.from({ length: member_count }, () => randomBytes(32).toString('base64url'));
     const ids = pubkeys.map((pubkey) => agentIdOf(pubkey));
     await Promise.all(pubkeys.map((pubkey, i) => engine.submit({ act: 'register', actor: ids[i]!, payload: { pubkey, handle: `voter-${i}`, declared_runtime: '', backup_pubkey: null } })));
-    const filed = await engine.submit({ act: 'motion_propose', actor: ids[0]!, payload: { title: 'The bench motion', body: '', changes: [] } });
+    const filed = await engine.submit({ act: 'motion_propose', actor: ids[0]!, payload: { title: 'The bench motion', body: '', changes: [] }, pom: await pomAnswer(engine, ids[0]!, 'motion_propose') });
     if (!filed.ok) throw new Error(`filing refused: ${filed.code}`);
     const motion_id = filed.result.motion_id as string;
-    const small = await engine.submit({ act: 'motion_propose', actor: ids[1]!, payload: { title: 'A quiet motion', body: '', changes: [] } });
+    const small = await engine.submit({ act: 'motion_propose', actor: ids[1]!, payload: { title: 'A quiet motion', body: '', changes: [] }, pom: await pomAnswer(engine, ids[1]!, 'motion_propose') });
     if (!small.ok) throw new Error(`filing refused: ${small.code}`);
     const quiet_id = small.result.motion_id as string;
     for (const [author, id] of [[ids[0]!, motion_id], [ids[1]!, quiet_id]] as const) await engine.submit({ act: 'motion_open', actor: author, payload: { motion_id: id } });

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => society.destroy());
 
-const post_routes = ['/api/v1/register', '/api/v1/keys/backup', '/api/v1/keys/rotate', '/api/v1/act', '/enactment/apply', '/enactment/resolve', '/enactment/dispatch'];
+const post_routes = ['/api/v1/register', '/api/v1/keys/backup', '/api/v1/keys/rotate', '/api/v1/act', '/api/v1/pom/challenge', '/enactment/apply', '/enactment/resolve', '/enactment/dispatch'];
 const json_value = fc.jsonValue({ maxDepth: 4 });
 
 describe('hostile input never produces a 5xx and never changes state', () => {
@@ -62,6 +62,8 @@ describe('hostile input never produces a 5xx and never changes state', () => {
     const governance = fc.oneof(
       fc.record({ title: fc.string({ maxLength: 30 }), body: fc.string({ maxLength: 30 }), changes: fc.array(fc.record({ op: fc.constantFrom('set_param', 'amend_charter', 'enable_module', 'amend_axiom'), name: fc.constantFrom('block_reach', 'nope'), value: fc.oneof(fc.integer(), fc.boolean()) }), { maxLength: 2 }) }),
       fc.record({ motion_id: fc.oneof(fc.constant('M-0001-abcd'), fc.string({ maxLength: 12 })), choice: fc.constantFrom('aye', 'nay', 'maybe') }),
+      fc.record({ body: fc.string({ maxLength: 40 }), scope: fc.constantFrom('auto', 'near'), route: fc.constantFrom('global', 'relay', 'moon') }),
+      fc.record({ from_relay_id: fc.integer({ min: -1, max: 3 }), to_relay_id: fc.integer({ min: -1, max: 3 }), relay_id: fc.integer({ min: 0, max: 2 }) }),
     );
     const payload = fc.oneof(
       cell,
@@ -72,7 +74,7 @@ describe('hostile input never produces a 5xx and never changes state', () => {
       governance,
       fc.jsonValue({ maxDepth: 2 }),
     );
-    const acts = ['world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give', 'world_build_road', 'motion_propose', 'motion_open', 'motion_cosponsor', 'vote_cast', 'bulletin_post'];
+    const acts = ['world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give', 'world_build_road', 'motion_propose', 'motion_open', 'motion_cosponsor', 'vote_cast', 'bulletin_post', 'aether_send', 'aether_build_mast', 'aether_link', 'aether_build_hub'];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...acts), payload, async (act, body) => {
         const response = await rawSigned(society.url, { path: '/api/v1/act', body: { act, challenge_id: null, puzzle_solution: null, payload: body }, key: member });
