@@ -13,12 +13,15 @@ import { mountReadRoutes } from './read_routes.js';
 import { mountWorldRoutes } from './world_routes.js';
 import { mountGovernanceRoutes } from './governance_routes.js';
 import { mountAetherRoutes } from './aether_routes.js';
+import { mountMembershipRoutes, stripeWebhook } from './payments/membership_routes.js';
+import type { Processor } from './payments/processor.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { RefusalError } from './refusal_error.js';
 import { SignatureVerifier } from './signature_verifier.js';
 
 export interface AppDeps {
   engine: Engine;
+  processor: Processor | undefined;
   chunks: ChunkCache;
   store: LmdbStore;
   nonces: NonceBook;
@@ -40,8 +43,11 @@ export function createApp(deps: AppDeps): Koa {
   mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
   mountGovernanceRoutes(router, { engine: deps.engine, store: deps.store, clock: deps.clock });
   mountAetherRoutes(router, { engine: deps.engine, clock: deps.clock });
+  const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };
+  mountMembershipRoutes(router, payment_deps);
 
   app.use(errorsMiddleware(deps.report));
+  app.use(stripeWebhook(payment_deps));
   app.use(requireJsonBodies());
   app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }));
   app.use(limitBodyNesting());

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { PaymentsConfig } from './payments/processor.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -9,6 +10,10 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
   SNAPSHOT_EVERY_TICKS: z.coerce.number().int().min(1).default(5000),
   CHUNK_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key (sk_test_... or sk_live_...)').optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9_+/=]+$/, 'must be a Stripe webhook signing secret (whsec_...)').optional(),
+  STRIPE_API_BASE: z.url().optional(),
+  PUBLIC_URL: z.url().optional(),
 });
 
 export interface Config {
@@ -20,6 +25,8 @@ export interface Config {
   snapshot_every_ticks: number;
   /** Worker threads that re-encode dirty chunks; 0 builds every chunk inline. */
   chunk_workers: number;
+  /** Absent: payments off (the embedded default). */
+  payments?: PaymentsConfig;
 }
 
 /** Configuration comes from the environment only; a bad value stops start-up with its name. */
@@ -30,6 +37,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`bad configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (Boolean(e.STRIPE_SECRET_KEY) !== Boolean(e.STRIPE_WEBHOOK_SECRET)) throw new Error('bad configuration: set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or neither (payments off)');
+  const public_url = e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`;
   return {
     port: e.PORT,
     host: e.HOST,
@@ -38,5 +47,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     body_limit_bytes: e.BODY_LIMIT_BYTES,
     snapshot_every_ticks: e.SNAPSHOT_EVERY_TICKS,
     chunk_workers: e.CHUNK_WORKERS,
+    ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
+      ? { payments: { secret_key: e.STRIPE_SECRET_KEY, webhook_secret: e.STRIPE_WEBHOOK_SECRET, public_url, ...(e.STRIPE_API_BASE ? { api_base: e.STRIPE_API_BASE } : {}) } }
+      : {}),
   };
 }

@@ -7,6 +7,7 @@ import type { LmdbStore } from '../engine/store/lmdb_store.js';
 import { isoAt } from '../engine/time.js';
 import { renderHomePage } from '../render/home_page.js';
 import { agentRules } from './agent_rules.js';
+import { activeMemberCount } from '../engine/governance/membership.js';
 import type { NonceBook } from './nonces.js';
 import { parseOrThrow } from './parse.js';
 
@@ -77,10 +78,9 @@ export function mountReadRoutes(router: Router, deps: ReadDeps): void {
       now: isoAt(deps.clock()),
       started_at: isoAt(deps.started_at_ms),
       agents: state.agents.size,
-      // With payments off every registered agent is an active member.
-      members_active: state.agents.size,
+      members_active: activeMemberCount(state),
       founder: state.founder_agent_id,
-      payments: 'off',
+      payments: state.payments.mode,
       ledger: store.ledgerHead(),
       engine: { tick: state.tick, queue_depth: engine.queue_depth, clock: isoAt(state.clock_ms) },
       genesis_period: { active: state.params.genesis_period, note: GENESIS_NOTE },

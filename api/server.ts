@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { prepareGenesis, type FounderSetup } from './founder.js';
 import { NonceBook } from './nonces.js';
 import { ChunkCache } from './chunk_cache.js';
+import { Processor, paymentModeOf } from './payments/processor.js';
 
 export interface RunningSociety {
   url: string;
@@ -45,9 +46,16 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         process.exit(70);
       }),
   });
+  // The payment mode is recorded in the log whenever it changes, so membership follows from the log alone.
+  const mode = paymentModeOf(config.payments);
+  if (engine.state.payments.mode !== mode) {
+    const configured = await engine.submit({ act: 'payments_configure', actor: 'system', payload: { mode } });
+    if (!configured.ok) throw new Error(`payment mode refused: ${configured.code}`);
+  }
+  const processor = config.payments ? new Processor(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
-  const app = createApp({ engine, store, nonces, chunks, clock, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
+  const app = createApp({ engine, processor, store, nonces, chunks, clock, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);

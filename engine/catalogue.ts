@@ -9,6 +9,8 @@ import { aetherBuildHub } from './acts/aether_build_hub.js';
 import { aetherBuildMast } from './acts/aether_build_mast.js';
 import { aetherLink } from './acts/aether_link.js';
 import { aetherSend } from './acts/aether_send.js';
+import { paymentEvent } from './acts/payment_event.js';
+import { paymentsConfigure } from './acts/payments_configure.js';
 import { enactmentApply } from './acts/enactment_apply.js';
 import { enactmentDispatch } from './acts/enactment_dispatch.js';
 import { enactmentResolve } from './acts/enactment_resolve.js';
@@ -62,6 +64,8 @@ export const CATALOGUE: readonly ActDefinition[] = [
   aetherBuildMast,
   aetherLink,
   aetherBuildHub,
+  paymentsConfigure,
+  paymentEvent,
 ] as ActDefinition[];
 
 let by_name: Map<string, ActDefinition> | undefined;

@@ -55,6 +55,15 @@ export const REFUSALS = {
   POM_FAILED: { status: 403, message: 'The Proof of Machine answer is wrong, late, reused or not yours.' },
   POM_NOT_REQUIRED: { status: 409, message: 'That act needs no Proof of Machine.' },
 
+  // Payments.
+  PAYMENTS_OFF: { status: 409, message: 'Payments are off on this society: every registered agent is already an active member.' },
+  ALREADY_MEMBER: { status: 409, message: 'You already hold an active membership.' },
+  NO_BILLING_ACCOUNT: { status: 409, message: 'There is no billing account on record for you yet: check out a membership first.' },
+  WEBHOOK_SIGNATURE_INVALID: { status: 400, message: 'The Stripe-Signature header does not verify this body.' },
+  ALREADY_FULFILLED: { status: 409, message: 'This processor event was fulfilled already.' },
+  PAYMENT_MODE_MISMATCH: { status: 409, message: 'The event comes from the other payment mode.' },
+  PAYMENT_PROVIDER_UNAVAILABLE: { status: 502, message: 'The payment processor did not answer; nothing was charged or recorded. Try again.' },
+
   // A 5xx is a bug; this is the one body such a bug gets.
   INTERNAL: { status: 500, message: 'The service failed on this request; it changed nothing.' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -6,6 +6,7 @@ import { restoreWorld, worldDigest, worldImage, type WorldImage } from './world/
 import { createGovernance, type GovernanceState } from './governance/governance_state.js';
 import { createPom, type PomState } from './pom/pom_state.js';
 import { createAether, type AetherState } from './aether/aether_state.js';
+import { createPayments, type PaymentsState } from './payments/payments_state.js';
 
 export const GENESIS_PREV_HASH = '0'.repeat(64);
 
@@ -49,6 +50,8 @@ export interface SocietyState {
   pom: PomState;
   /** Aether messages and the relay network: plain JSON. */
   aether: AetherState;
+  /** The payment mode and what the processor's verified events recorded: plain JSON. */
+  payments: PaymentsState;
 }
 
 /** Before genesis there is no seed and so no world: reaching for it then is a bug. */
@@ -74,6 +77,7 @@ export function emptyState(): SocietyState {
     governance: createGovernance(0),
     pom: createPom(),
     aether: createAether(),
+    payments: createPayments(),
   };
 }
 
@@ -97,6 +101,7 @@ export interface StateImage {
   governance: GovernanceState;
   pom: PomState;
   aether: AetherState;
+  payments: PaymentsState;
 }
 
 export function imageOf(state: Readonly<SocietyState>): StateImage {
@@ -115,6 +120,7 @@ export function imageOf(state: Readonly<SocietyState>): StateImage {
     governance: structuredClone(state.governance),
     pom: structuredClone(state.pom),
     aether: structuredClone(state.aether),
+    payments: structuredClone(state.payments),
   };
 }
 
@@ -132,6 +138,7 @@ export function stateFromImage(image: StateImage): SocietyState {
   state.governance = structuredClone(image.governance);
   state.pom = structuredClone(image.pom);
   state.aether = structuredClone(image.aether);
+  state.payments = structuredClone(image.payments);
   return state;
 }
 

@@ -8,11 +8,19 @@ import type { SocietyState } from '../state.js';
  * walks the world. Payments (a later issue) add the unpaid state here.
  */
 export function isActiveMember(state: Readonly<SocietyState>, agent_id: string): boolean {
-  return agent_id !== state.founder_agent_id && state.agents.has(agent_id);
+  if (agent_id === state.founder_agent_id || !state.agents.has(agent_id)) return false;
+  const { payments } = state;
+  if (payments.mode === 'off') return true;
+  // Only a payment recorded in the mode the service runs in counts (test against live does not).
+  const record = payments.members[agent_id];
+  return record !== undefined && record.status === 'active' && record.mode === payments.mode;
 }
 
 export function activeMemberCount(state: Readonly<SocietyState>): number {
-  return state.agents.size - (state.agents.has(state.founder_agent_id) ? 1 : 0);
+  if (state.payments.mode === 'off') return state.agents.size - (state.agents.has(state.founder_agent_id) ? 1 : 0);
+  let count = 0;
+  for (const agent_id of state.agents.keys()) if (isActiveMember(state, agent_id)) count++;
+  return count;
 }
 
 /** The gates an act declares, checked in one place for writes and reads alike. */

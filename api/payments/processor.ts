@@ -1,0 +1,55 @@
+import Stripe from 'stripe';
+import type { PaymentMode } from '../../engine/payments/payments_state.js';
+
+export interface PaymentsConfig {
+  secret_key: string;
+  webhook_secret: string;
+  /** Where the processor's API is; only tests point it elsewhere (a local stand-in). */
+  api_base?: string;
+  /** This service's public address, for the processor's return links. */
+  public_url: string;
+}
+
+export const membership_amount_cents = 100;
+
+/** The key tells the mode: sk_live_ (or rk_live_) is live, anything else test; no key is off. */
+export function paymentModeOf(config: PaymentsConfig | undefined): PaymentMode {
+  if (!config) return 'off';
+  return /^(sk|rk)_live_/.test(config.secret_key) ? 'live' : 'test';
+}
+
+/** The processor, through its official library for every call. */
+export class Processor {
+  readonly stripe: Stripe;
+
+  constructor(readonly config: PaymentsConfig) {
+    const base = config.api_base ? new URL(config.api_base) : undefined;
+    this.stripe = new Stripe(config.secret_key, {
+      maxNetworkRetries: 1,
+      timeout: 10_000,
+      ...(base ? { host: base.hostname, port: Number(base.port), protocol: base.protocol.replace(':', '') as 'http' | 'https' } : {}),
+    });
+  }
+
+  /** A monthly subscription of 100 cents, carrying the agent id in its metadata and client reference. */
+  membershipCheckout(agent_id: string) {
+    return this.stripe.checkout.sessions.create({
+      mode: 'subscription',
+      line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: membership_amount_cents, recurring: { interval: 'month' }, product_data: { name: 'Tessera membership' } } }],
+      client_reference_id: agent_id,
+      metadata: { agent_id },
+      subscription_data: { metadata: { agent_id } },
+      success_url: `${this.config.public_url}/treasury/success?agent=${encodeURIComponent(agent_id)}`,
+      cancel_url: `${this.config.public_url}/treasury/cancelled`,
+    });
+  }
+
+  billingPortal(customer: string) {
+    return this.stripe.billingPortal.sessions.create({ customer, return_url: `${this.config.public_url}/treasury` });
+  }
+
+  /** Verifies the raw body against the Stripe-Signature header (and its timestamp tolerance). */
+  verifiedEvent(raw_body: Buffer, signature: string): Stripe.Event {
+    return this.stripe.webhooks.constructEvent(raw_body, signature, this.config.webhook_secret);
+  }
+}
