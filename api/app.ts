@@ -15,6 +15,8 @@ import { mountGovernanceRoutes } from './governance_routes.js';
 import { mountAetherRoutes } from './aether_routes.js';
 import { mountMembershipRoutes, stripeWebhook } from './payments/membership_routes.js';
 import type { Processor } from './payments/processor.js';
+import { mountObserverRoutes, observerRecover } from './observer/observer_routes.js';
+import { Watchers } from './observer/watchers.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { RefusalError } from './refusal_error.js';
 import { SignatureVerifier } from './signature_verifier.js';
@@ -29,11 +31,16 @@ export interface AppDeps {
   body_limit_bytes: number;
   started_at_ms: number;
   report: ErrorReporter;
+  cookie_secret: string;
+  /** Structured lines about what happened (never bodies, keys or session ids). */
+  log: (line: Record<string, unknown>) => void;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
+  // Cookies are signed with the configured (or generated) secret: Koa's keygrip checks them.
+  app.keys = [deps.cookie_secret];
   // Koa would print every error itself; ours go through one reporter that never logs bodies.
   app.silent = true;
   const authenticator = new Authenticator(() => deps.engine.state, deps.nonces, new SignatureVerifier());
@@ -45,9 +52,12 @@ export function createApp(deps: AppDeps): Koa {
   mountAetherRoutes(router, { engine: deps.engine, clock: deps.clock });
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };
   mountMembershipRoutes(router, payment_deps);
+  const observer_deps = { engine: deps.engine, processor: deps.processor, watchers: new Watchers(deps.clock), log: deps.log };
+  mountObserverRoutes(router, observer_deps);
 
   app.use(errorsMiddleware(deps.report));
   app.use(stripeWebhook(payment_deps));
+  app.use(observerRecover(observer_deps));
   app.use(requireJsonBodies());
   app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }));
   app.use(limitBodyNesting());

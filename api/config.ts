@@ -14,6 +14,7 @@ const EnvSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9_+/=]+$/, 'must be a Stripe webhook signing secret (whsec_...)').optional(),
   STRIPE_API_BASE: z.url().optional(),
   PUBLIC_URL: z.url().optional(),
+  COOKIE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
 });
 
 export interface Config {
@@ -25,6 +26,8 @@ export interface Config {
   snapshot_every_ticks: number;
   /** Worker threads that re-encode dirty chunks; 0 builds every chunk inline. */
   chunk_workers: number;
+  /** Signs cookies; generated into the data folder when not given. */
+  cookie_secret?: string;
   /** Absent: payments off (the embedded default). */
   payments?: PaymentsConfig;
 }
@@ -47,6 +50,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     body_limit_bytes: e.BODY_LIMIT_BYTES,
     snapshot_every_ticks: e.SNAPSHOT_EVERY_TICKS,
     chunk_workers: e.CHUNK_WORKERS,
+    ...(e.COOKIE_SECRET ? { cookie_secret: e.COOKIE_SECRET } : {}),
     ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
       ? { payments: { secret_key: e.STRIPE_SECRET_KEY, webhook_secret: e.STRIPE_WEBHOOK_SECRET, public_url, ...(e.STRIPE_API_BASE ? { api_base: e.STRIPE_API_BASE } : {}) } }
       : {}),

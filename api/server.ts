@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -25,6 +26,15 @@ export interface StartOptions {
   /** Where bugs are reported; never given request bodies, keys or nonces. */
   report?: (error: unknown, where: string) => void;
   on_fatal?: (error: unknown) => void;
+  log?: (line: Record<string, unknown>) => void;
+}
+
+/** COOKIE_SECRET, or one generated once into the data folder (mode 0600). */
+function cookieSecret(config: Config): string {
+  if (config.cookie_secret) return config.cookie_secret;
+  const file = join(config.data_dir, 'cookie.secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+  return readFileSync(file, 'utf8').trim();
 }
 
 /** Opens the store, founds or recovers the society, and serves it over HTTP. */
@@ -55,7 +65,8 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const processor = config.payments ? new Processor(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
-  const app = createApp({ engine, processor, store, nonces, chunks, clock, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
+  const log = options.log ?? ((line: Record<string, unknown>) => console.log(JSON.stringify(line)));
+  const app = createApp({ engine, processor, store, nonces, chunks, clock, cookie_secret: cookieSecret(config), log, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);

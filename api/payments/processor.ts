@@ -11,6 +11,7 @@ export interface PaymentsConfig {
 }
 
 export const membership_amount_cents = 100;
+export const observer_amount_cents = 300;
 
 /** The key tells the mode: sk_live_ (or rk_live_) is live, anything else test; no key is off. */
 export function paymentModeOf(config: PaymentsConfig | undefined): PaymentMode {
@@ -42,6 +43,22 @@ export class Processor {
       success_url: `${this.config.public_url}/treasury/success?agent=${encodeURIComponent(agent_id)}`,
       cancel_url: `${this.config.public_url}/treasury/cancelled`,
     });
+  }
+
+  /** A one-time payment that takes an anonymous visitor off the watchers display, and buys nothing else. */
+  observerCheckout(observer_id: string) {
+    return this.stripe.checkout.sessions.create({
+      mode: 'payment',
+      line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: observer_amount_cents, product_data: { name: 'The Unwatched Observer' } } }],
+      client_reference_id: observer_id,
+      metadata: { observer_id },
+      success_url: `${this.config.public_url}/treasury/observer/success?observer=${encodeURIComponent(observer_id)}`,
+      cancel_url: `${this.config.public_url}/treasury/cancelled`,
+    });
+  }
+
+  retrieveSession(session_id: string) {
+    return this.stripe.checkout.sessions.retrieve(session_id);
   }
 
   billingPortal(customer: string) {

@@ -7,6 +7,8 @@ export interface FakeStripe {
   requests: { method: string; path: string; form: URLSearchParams }[];
   /** One more call answers 500, as an outage would (the library retries once). */
   failNext(): void;
+  /** Marks a checkout session created earlier as paid. */
+  markPaid(session_id: string): void;
   close(): Promise<void>;
 }
 
@@ -19,6 +21,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const requests: FakeStripe['requests'] = [];
   let failures = 0;
   let counter = 0;
+  const sessions = new Map<string, Record<string, unknown>>();
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
@@ -35,7 +38,16 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       counter++;
       if (req.method === 'POST' && req.url === '/v1/checkout/sessions') {
         const id = `cs_test_${counter}`;
-        res.end(JSON.stringify({ id, object: 'checkout.session', url: `https://checkout.stripe.test/c/pay/${id}`, amount_total: 100, currency: 'usd', mode: form.get('mode'), client_reference_id: form.get('client_reference_id'), metadata: { agent_id: form.get('metadata[agent_id]') }, payment_status: 'unpaid', status: 'open' }));
+        const metadata: Record<string, string> = {};
+        for (const [key, value] of form) if (key.startsWith('metadata[')) metadata[key.slice(9, -1)] = value;
+        const session = { id, object: 'checkout.session', url: `https://checkout.stripe.test/c/pay/${id}`, amount_total: Number(form.get('line_items[0][price_data][unit_amount]')), currency: 'usd', mode: form.get('mode'), client_reference_id: form.get('client_reference_id'), metadata, payment_status: 'unpaid', status: 'open' };
+        sessions.set(id, session);
+        res.end(JSON.stringify(session));
+        return;
+      }
+      const retrieve = /^\/v1\/checkout\/sessions\/([A-Za-z0-9_]+)$/.exec(req.url ?? '');
+      if (req.method === 'GET' && retrieve && sessions.has(retrieve[1]!)) {
+        res.end(JSON.stringify(sessions.get(retrieve[1]!)));
         return;
       }
       if (req.method === 'POST' && req.url === '/v1/billing_portal/sessions') {
@@ -51,6 +63,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     failNext: () => void failures++,
+    markPaid: (session_id) => {
+      const session = sessions.get(session_id);
+      if (session) Object.assign(session, { payment_status: 'paid', status: 'complete' });
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

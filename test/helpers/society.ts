@@ -8,6 +8,8 @@ export interface TestSociety extends RunningSociety {
   data_dir: string;
   /** Bugs the server reported (a 5xx); every test expects none. */
   bugs: string[];
+  /** The structured log lines the server wrote. */
+  logs: string[];
   /** Moves the test clock forward. */
   advance(ms: number): void;
   now(): number;
@@ -32,6 +34,7 @@ export async function startTestSociety(options: { data_dir?: string; genesis?: o
     writeFileSync(genesis_file, JSON.stringify(options.genesis));
   }
   const bugs: string[] = [];
+  const logs: string[] = [];
   const society = await startSociety(testConfig(data_dir, { ...(genesis_file ? { genesis_file } : {}), ...options.config }), {
     clock: () => now,
     report: (error, where) => {
@@ -40,10 +43,12 @@ export async function startTestSociety(options: { data_dir?: string; genesis?: o
     on_fatal: (error) => {
       throw error;
     },
+    log: (line) => logs.push(JSON.stringify(line)),
   });
   return Object.assign(society, {
     data_dir,
     bugs,
+    logs,
     advance(ms: number) {
       now += ms;
     },

@@ -1,0 +1,155 @@
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { Engine } from '../../engine/engine.js';
+import { REFUSALS } from '../../engine/refusals.js';
+import { activeMemberCount } from '../../engine/governance/membership.js';
+import { messagePage, observerOfferPage, treasuryPage } from '../../render/treasury_pages.js';
+import type { PageFrame } from '../../render/layout.js';
+import { membership_amount_cents, observer_amount_cents, type Processor } from '../payments/processor.js';
+import { RefusalError } from '../refusal_error.js';
+import { Watchers } from './watchers.js';
+
+const VISITOR_COOKIE = 'tessera_visitor';
+const UNWATCHED_COOKIE = 'tessera_unwatched';
+const cookie_options = { signed: true, httpOnly: true, sameSite: 'lax' as const, maxAge: 365 * 86_400_000, overwrite: true };
+const VISITOR_PATTERN = /^v_[0-9a-f]{16}$/;
+
+interface ObserverDeps {
+  engine: Engine;
+  processor: Processor | undefined;
+  watchers: Watchers;
+  log: (line: Record<string, unknown>) => void;
+}
+
+/** One answer for every failed recovery, whatever failed: nothing tells a prober which part was wrong. */
+const RECOVERY_REFUSED = { status: REFUSALS.RECOVERY_FAILED.status, body: { error: 'RECOVERY_FAILED', message: REFUSALS.RECOVERY_FAILED.message } };
+
+/**
+ * The treasury pages and the Unwatched Observer. A visitor gets an anonymous id in a
+ * signed cookie; pages show who is watching; a recorded observer payment (from the
+ * webhook, nothing else) takes that id off the display.
+ */
+export function mountObserverRoutes(router: Router, deps: ObserverDeps): void {
+  const { engine, watchers } = deps;
+  const isUnwatched = (visitor_id: string) => engine.state.payments.observers[visitor_id] !== undefined;
+
+  /** The visitor's id (a new one if need be), noted as watching, and the page frame. */
+  const frame = (ctx: Context, title: string): PageFrame & { visitor_id: string } => {
+    let visitor_id = ctx.cookies.get(UNWATCHED_COOKIE, { signed: true }) ?? ctx.cookies.get(VISITOR_COOKIE, { signed: true });
+    if (!visitor_id || !VISITOR_PATTERN.test(visitor_id)) {
+      visitor_id = Watchers.newVisitorId();
+      ctx.cookies.set(VISITOR_COOKIE, visitor_id, cookie_options);
+    }
+    watchers.saw(visitor_id);
+    ctx.type = 'text/html; charset=utf-8';
+    return { title, visitor_id, watchers: watchers.watching(isUnwatched) };
+  };
+
+  router.get('/treasury', (ctx) => {
+    const state = engine.state;
+    ctx.body = treasuryPage(frame(ctx, 'Treasury'), { payments: state.payments.mode, members_active: activeMemberCount(state), membership_cents: membership_amount_cents, observer_cents: observer_amount_cents });
+  });
+
+  router.get('/treasury/success', (ctx) => {
+    const agent = typeof ctx.query.agent === 'string' ? ctx.query.agent : '';
+    ctx.body = messagePage(frame(ctx, 'Thank you'), [
+      `Checkout finished for ${agent || 'an agent'}.`,
+      'This page grants nothing: membership starts when the payment processor reports the payment to the society, usually within seconds. Check GET /api/v1/membership/status.',
+    ]);
+  });
+
+  router.get('/treasury/cancelled', (ctx) => {
+    ctx.body = messagePage(frame(ctx, 'Checkout cancelled'), ['Nothing was charged and nothing changed.']);
+  });
+
+  router.get('/treasury/observer', (ctx) => {
+    const page = frame(ctx, 'The Unwatched Observer');
+    ctx.body = observerOfferPage(page, { payments: engine.state.payments.mode, observer_cents: observer_amount_cents, unwatched: isUnwatched(page.visitor_id) });
+  });
+
+  const observerCheckout = async (ctx: Context) => {
+    if (!deps.processor) throw RefusalError.of('PAYMENTS_OFF');
+    const { visitor_id } = frame(ctx, 'Checkout');
+    try {
+      return await deps.processor.observerCheckout(visitor_id);
+    } catch {
+      throw RefusalError.of('PAYMENT_PROVIDER_UNAVAILABLE');
+    }
+  };
+  router.get('/treasury/observer/checkout', async (ctx) => {
+    const session = await observerCheckout(ctx);
+    ctx.status = 303;
+    ctx.redirect(session.url!);
+  });
+  router.post('/treasury/observer/checkout', async (ctx) => {
+    const session = await observerCheckout(ctx);
+    ctx.type = 'application/json';
+    ctx.body = { url: session.url, amount_cents: observer_amount_cents };
+  });
+
+  router.get('/treasury/observer/success', (ctx) => {
+    const observer = typeof ctx.query.observer === 'string' ? ctx.query.observer : '';
+    const page = frame(ctx, 'The Unwatched Observer');
+    // Only a payment the webhook recorded, for this visitor's own id, sets the cookie.
+    if (observer === page.visitor_id && isUnwatched(observer)) {
+      ctx.cookies.set(UNWATCHED_COOKIE, observer, cookie_options);
+      ctx.body = messagePage({ ...page, watchers: watchers.watching(isUnwatched) }, ['Your payment is recorded: you are off the watchers display.']);
+      return;
+    }
+    ctx.body = messagePage(page, ['No payment is recorded for you yet, so nothing changed. If you just paid, reload this page in a few seconds.']);
+  });
+
+  router.get('/treasury/observer/recover', (ctx) => {
+    ctx.body = messagePage(frame(ctx, 'Recover the Unwatched Observer'), [
+      'Lost the cookie after paying? Send the checkout session id from your receipt, as JSON, to this address: POST /treasury/observer/recover with body {"session_id": "cs_..."}.',
+      'The id is checked with the payment processor and against the payments the society recorded; then the cookie is set again. Every failure gets the same answer.',
+    ]);
+  });
+}
+
+async function readJson(ctx: Context, bytes_max: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > bytes_max) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * POST /treasury/observer/recover, ahead of the body parser so that even a malformed
+ * body gets the one uniform refusal (never a 422). Order: the processor's session,
+ * paid, the observer id from its metadata (else client_reference_id), our own payment
+ * record, then the cookie. The session id is never echoed or logged.
+ */
+export function observerRecover(deps: ObserverDeps): Middleware {
+  return async (ctx, next) => {
+    if (ctx.path !== '/treasury/observer/recover' || ctx.method !== 'POST') return next();
+    const refuse = (reason: string, observer_id: string | null = null) => {
+      deps.log({ event: 'observer_recover', outcome: 'refused', reason, observer_id });
+      ctx.status = RECOVERY_REFUSED.status;
+      ctx.body = RECOVERY_REFUSED.body;
+    };
+    const body = (await readJson(ctx, 4096)) as { session_id?: unknown } | undefined;
+    const session_id = body && typeof body === 'object' && typeof body.session_id === 'string' && /^cs_[A-Za-z0-9_]{1,250}$/.test(body.session_id) ? body.session_id : undefined;
+    if (!deps.processor || !session_id) return refuse('malformed');
+    let session;
+    try {
+      session = await deps.processor.retrieveSession(session_id);
+    } catch {
+      return refuse('processor');
+    }
+    if (session.payment_status !== 'paid') return refuse('unpaid');
+    const observer_id = session.metadata?.observer_id ?? session.client_reference_id ?? null;
+    if (!observer_id || deps.engine.state.payments.observers[observer_id] === undefined) return refuse('unrecorded', observer_id);
+    ctx.cookies.set(UNWATCHED_COOKIE, observer_id, cookie_options);
+    deps.log({ event: 'observer_recover', outcome: 'recovered', observer_id });
+    ctx.body = { recovered: true, observer_id };
+  };
+}
