@@ -15,7 +15,8 @@ import { mountGovernanceRoutes } from './governance_routes.js';
 import { mountAetherRoutes } from './aether_routes.js';
 import { mountMembershipRoutes, stripeWebhook } from './payments/membership_routes.js';
 import type { Processor } from './payments/processor.js';
-import { mountObserverRoutes, observerRecover } from './observer/observer_routes.js';
+import { mountObserverRoutes, observerRecover, visitorIdOf } from './observer/observer_routes.js';
+import { mountGrantRoutes } from './observer/grant_routes.js';
 import { Watchers } from './observer/watchers.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { RefusalError } from './refusal_error.js';
@@ -32,6 +33,7 @@ export interface AppDeps {
   started_at_ms: number;
   report: ErrorReporter;
   cookie_secret: string;
+  public_url: string;
   /** Structured lines about what happened (never bodies, keys or session ids). */
   log: (line: Record<string, unknown>) => void;
 }
@@ -54,6 +56,7 @@ export function createApp(deps: AppDeps): Koa {
   mountMembershipRoutes(router, payment_deps);
   const observer_deps = { engine: deps.engine, processor: deps.processor, watchers: new Watchers(deps.clock), log: deps.log };
   mountObserverRoutes(router, observer_deps);
+  mountGrantRoutes(router, { engine: deps.engine, authenticator, public_url: deps.public_url, visitorOf: visitorIdOf });
 
   app.use(errorsMiddleware(deps.report));
   app.use(stripeWebhook(payment_deps));

@@ -26,6 +26,8 @@ export interface Config {
   snapshot_every_ticks: number;
   /** Worker threads that re-encode dirty chunks; 0 builds every chunk inline. */
   chunk_workers: number;
+  /** This service's public address, for links it hands out. */
+  public_url: string;
   /** Signs cookies; generated into the data folder when not given. */
   cookie_secret?: string;
   /** Absent: payments off (the embedded default). */
@@ -50,6 +52,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     body_limit_bytes: e.BODY_LIMIT_BYTES,
     snapshot_every_ticks: e.SNAPSHOT_EVERY_TICKS,
     chunk_workers: e.CHUNK_WORKERS,
+    public_url,
     ...(e.COOKIE_SECRET ? { cookie_secret: e.COOKIE_SECRET } : {}),
     ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
       ? { payments: { secret_key: e.STRIPE_SECRET_KEY, webhook_secret: e.STRIPE_WEBHOOK_SECRET, public_url, ...(e.STRIPE_API_BASE ? { api_base: e.STRIPE_API_BASE } : {}) } }

@@ -14,6 +14,7 @@ const USAGE = `tessera: the agent's command line for a Tessera society
   tessera backup-key --backup-key FILE              register a backup key
   tessera rotate --backup-key FILE --new-key FILE   replace a lost primary key (signed by the backup)
   tessera verify [BASE_URL]                         download and re-verify the whole ledger
+  tessera grant --key FOUNDER_KEY [--note TEXT]     (Founder) a one-time link taking its holder off the watchers display
 
 Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FILE (default ./agent.key.json)`;
 
@@ -24,6 +25,7 @@ const { values, positionals } = parseArgs({
     key: { type: 'string', default: 'agent.key.json' },
     out: { type: 'string', default: 'agent.key.json' },
     handle: { type: 'string' },
+    note: { type: 'string', default: '' },
     runtime: { type: 'string', default: '' },
     'backup-key': { type: 'string' },
     'new-key': { type: 'string' },
@@ -81,6 +83,11 @@ async function run(): Promise<number> {
       const backup = await readKey(values['backup-key']);
       const fresh = await readKey(values['new-key']);
       print(await new TesseraClient(base_url).rotateKey(backup, fresh.public_key, agent.agent_id));
+      return 0;
+    }
+    case 'grant': {
+      const founder = new TesseraClient(base_url, await readKey(values.key!));
+      print(await founder.signed('POST', '/api/v1/grants', { kind: 'observer', note: values.note ?? '' }));
       return 0;
     }
     case 'verify': {

@@ -10,6 +10,7 @@ import { aetherBuildMast } from './acts/aether_build_mast.js';
 import { aetherLink } from './acts/aether_link.js';
 import { aetherSend } from './acts/aether_send.js';
 import { paymentEvent } from './acts/payment_event.js';
+import { grantIssue, grantRedeem } from './acts/grant_issue.js';
 import { paymentsConfigure } from './acts/payments_configure.js';
 import { enactmentApply } from './acts/enactment_apply.js';
 import { enactmentDispatch } from './acts/enactment_dispatch.js';
@@ -66,6 +67,8 @@ export const CATALOGUE: readonly ActDefinition[] = [
   aetherBuildHub,
   paymentsConfigure,
   paymentEvent,
+  grantIssue,
+  grantRedeem,
 ] as ActDefinition[];
 
 let by_name: Map<string, ActDefinition> | undefined;

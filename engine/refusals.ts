@@ -62,6 +62,7 @@ export const REFUSALS = {
   WEBHOOK_SIGNATURE_INVALID: { status: 400, message: 'The Stripe-Signature header does not verify this body.' },
   ALREADY_FULFILLED: { status: 409, message: 'This processor event was fulfilled already.' },
   PAYMENT_MODE_MISMATCH: { status: 409, message: 'The event comes from the other payment mode.' },
+  GRANT_INVALID: { status: 410, message: 'That grant link is unknown or was used already.' },
   RECOVERY_FAILED: { status: 403, message: 'No recorded payment could be confirmed for that checkout session.' },
   PAYMENT_PROVIDER_UNAVAILABLE: { status: 502, message: 'The payment processor did not answer; nothing was charged or recorded. Try again.' },
 

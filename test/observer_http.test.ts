@@ -1,4 +1,9 @@
 import Stripe from 'stripe';
+import { readFileSync } from 'node:fs';
+import { join as pathJoin } from 'node:path';
+import { parseKeyFile } from '../client/keys.js';
+import { TesseraClient } from '../client/sdk.js';
+import { join, refusal } from './helpers/world.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { startFakeStripe, type FakeStripe } from './helpers/fake_stripe.js';
@@ -45,6 +50,27 @@ async function deliver(object: Record<string, unknown>) {
   const response = await fetch(`${url}/api/v1/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) }, body: payload });
   expect(response.status).toBe(200);
 }
+
+describe('grant links', () => {
+  it('lets the Founder issue a one-time link that takes its first holder off the display, recorded by hash only', async () => {
+    const founder = new TesseraClient(url, await parseKeyFile(JSON.parse(readFileSync(pathJoin(society.data_dir, 'founder.key.json'), 'utf8'))));
+    const granted = await founder.signed<{ url: string }>('POST', '/api/v1/grants', { kind: 'observer', note: 'for the press' });
+    const token = granted.url.split('/').pop()!;
+    expect(granted.url).toBe(`http://society.test/access/grant/${token}`);
+    const visitor = new Visitor();
+    const redeemed = await visitor.get(`/access/grant/${token}`);
+    expect([redeemed.status, redeemed.text.includes('off the watchers display')]).toEqual([200, true]);
+    expect((await new Visitor().get('/treasury')).text).not.toContain(visitor.id);
+    const again = await new Visitor().get(`/access/grant/${token}`);
+    expect(again.status).toBe(410);
+    const ledger = JSON.stringify((await (await fetch(`${url}/api/v1/ledger?limit=1000`)).json()) as object);
+    expect(ledger).toContain('grant_issued');
+    expect(ledger).not.toContain(token);
+    const member = await join(society, 'not-founder');
+    const refused = await refusal(member.client.signed('POST', '/api/v1/grants', { kind: 'observer', note: '' }));
+    expect([refused.status, refused.code]).toEqual([403, 'FOUNDER_ONLY']);
+  });
+});
 
 describe('the Unwatched Observer', () => {
   it('gives a visitor a signed, HttpOnly, SameSite=Lax id and shows who is watching after the notice', async () => {

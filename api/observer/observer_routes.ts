@@ -14,6 +14,15 @@ const UNWATCHED_COOKIE = 'tessera_unwatched';
 const cookie_options = { signed: true, httpOnly: true, sameSite: 'lax' as const, maxAge: 365 * 86_400_000, overwrite: true };
 const VISITOR_PATTERN = /^v_[0-9a-f]{16}$/;
 
+/** The visitor's anonymous id from its signed cookie (the unwatched one first), or a new one set now. */
+export function visitorIdOf(ctx: Context): string {
+  const known = ctx.cookies.get(UNWATCHED_COOKIE, { signed: true }) ?? ctx.cookies.get(VISITOR_COOKIE, { signed: true });
+  if (known && VISITOR_PATTERN.test(known)) return known;
+  const visitor_id = Watchers.newVisitorId();
+  ctx.cookies.set(VISITOR_COOKIE, visitor_id, cookie_options);
+  return visitor_id;
+}
+
 interface ObserverDeps {
   engine: Engine;
   processor: Processor | undefined;
@@ -33,13 +42,9 @@ export function mountObserverRoutes(router: Router, deps: ObserverDeps): void {
   const { engine, watchers } = deps;
   const isUnwatched = (visitor_id: string) => engine.state.payments.observers[visitor_id] !== undefined;
 
-  /** The visitor's id (a new one if need be), noted as watching, and the page frame. */
+  /** The visitor's id, noted as watching, and the page frame. */
   const frame = (ctx: Context, title: string): PageFrame & { visitor_id: string } => {
-    let visitor_id = ctx.cookies.get(UNWATCHED_COOKIE, { signed: true }) ?? ctx.cookies.get(VISITOR_COOKIE, { signed: true });
-    if (!visitor_id || !VISITOR_PATTERN.test(visitor_id)) {
-      visitor_id = Watchers.newVisitorId();
-      ctx.cookies.set(VISITOR_COOKIE, visitor_id, cookie_options);
-    }
+    const visitor_id = visitorIdOf(ctx);
     watchers.saw(visitor_id);
     ctx.type = 'text/html; charset=utf-8';
     return { title, visitor_id, watchers: watchers.watching(isUnwatched) };

@@ -19,9 +19,12 @@ export interface PaymentsState {
   /** Processor event id -> when it was fulfilled: each event takes effect once. */
   fulfilled: Record<string, EpochMs>;
   customers: Record<string, string>;
-  observers: Record<string, { mode: 'test' | 'live'; paid_cents: number; at_ms: EpochMs }>;
+  /** Visitors off the watchers display: by a recorded payment, or by a Founder's grant. */
+  observers: Record<string, { mode: 'test' | 'live' | 'grant'; paid_cents: number; at_ms: EpochMs }>;
+  /** One-time grants by the SHA-256 of their token. */
+  grants: Record<string, { kind: 'observer'; note: string; issued_at_ms: EpochMs; redeemed_by: string | null }>;
 }
 
 export function createPayments(): PaymentsState {
-  return { mode: 'off', members: {}, fulfilled: {}, customers: {}, observers: {} };
+  return { mode: 'off', members: {}, fulfilled: {}, customers: {}, observers: {}, grants: {} };
 }

@@ -1,0 +1,52 @@
+import type Router from '@koa/router';
+import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Engine } from '../../engine/engine.js';
+import { findAct } from '../../engine/catalogue.js';
+import { gateRefusal } from '../../engine/governance/membership.js';
+import { canonicalJson } from '../../engine/canonical.js';
+import { messagePage } from '../../render/treasury_pages.js';
+import type { Authenticator } from '../authenticate.js';
+import { parseOrThrow } from '../parse.js';
+import { RefusalError } from '../refusal_error.js';
+
+const GrantRequest = z.strictObject({ kind: z.enum(['observer']).default('observer'), note: z.string().max(500).default('') });
+
+interface GrantDeps {
+  engine: Engine;
+  authenticator: Authenticator;
+  public_url: string;
+  visitorOf: (ctx: import('koa').Context) => string;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * One-time grant links. The Founder asks for one (signed); the host makes the token,
+ * the engine records only its hash; whoever opens the link first redeems it.
+ */
+export function mountGrantRoutes(router: Router, deps: GrantDeps): void {
+  router.post('/api/v1/grants', async (ctx) => {
+    const request = parseOrThrow(GrantRequest, ctx.request.body, ['body']);
+    const auth = deps.authenticator.authenticate(ctx, canonicalJson(request), 'primary');
+    const gated = gateRefusal(deps.engine.state, findAct('grant_issue')!, auth.actor);
+    if (gated) throw new RefusalError(gated);
+    const token = randomBytes(24).toString('base64url');
+    const outcome = await deps.engine.submit({ act: 'grant_issue', actor: auth.actor, payload: { token_sha256: sha256(token), ...request }, proof: auth.proof, consumed_nonce: auth.consumed_nonce });
+    if (!outcome.ok) throw new RefusalError(outcome);
+    ctx.body = { kind: request.kind, url: `${deps.public_url}/access/grant/${token}` };
+  });
+
+  router.get('/access/grant/:token', async (ctx) => {
+    const token = ctx.params.token ?? '';
+    const visitor_id = deps.visitorOf(ctx);
+    const outcome = /^[A-Za-z0-9_-]{32}$/.test(token) ? await deps.engine.submit({ act: 'grant_redeem', actor: 'system', payload: { token_sha256: sha256(token), visitor_id } }) : undefined;
+    ctx.type = 'text/html; charset=utf-8';
+    if (!outcome?.ok) {
+      ctx.status = 410;
+      ctx.body = messagePage({ title: 'Grant' }, ['That grant link is unknown or was used already. Nothing changed.']);
+      return;
+    }
+    ctx.body = messagePage({ title: 'Grant' }, ['The grant is yours: you are off the watchers display on this browser.']);
+  });
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { defineAct } from '../act.js';
+import { refuse } from '../refusals.js';
+
+/**
+ * Founder only: records a one-time grant by the hash of its token. The token itself
+ * is made by the host and handed to the Founder; it is never logged or stored.
+ */
+export const grantIssue = defineAct({
+  name: 'grant_issue',
+  summary: 'Founder only: issues a one-time grant token (kind observer: its holder is taken off the watchers display, as if they had paid).',
+  payload: z.strictObject({ token_sha256: z.string().regex(/^[0-9a-f]{64}$/), kind: z.enum(['observer']), note: z.string().max(500) }),
+  signer: 'primary',
+  via_act: false,
+  gates: { membership: false, pom: false, founder: true },
+  apply(ctx, { token_sha256, kind, note }) {
+    const grants = ctx.state.payments.grants;
+    if (grants[token_sha256]) return refuse('CANNOT_PLACE', 'That grant exists already.');
+    grants[token_sha256] = { kind, note, issued_at_ms: ctx.at_ms, redeemed_by: null };
+    ctx.emit({ event_type: 'grant_issued', actor: ctx.actor, data: { kind, note, token_sha256 } });
+    return { ok: true, result: { kind } };
+  },
+});
+
+/** Engine only: redeems a grant once, for the anonymous visitor who opened its link. */
+export const grantRedeem = defineAct({
+  name: 'grant_redeem',
+  summary: 'Redeems a one-time grant token for a visitor (engine only, from /access/grant/{token}).',
+  payload: z.strictObject({ token_sha256: z.string().regex(/^[0-9a-f]{64}$/), visitor_id: z.string().regex(/^v_[0-9a-f]{16}$/) }),
+  signer: 'system',
+  via_act: false,
+  gates: { membership: false, pom: false },
+  apply(ctx, { token_sha256, visitor_id }) {
+    const { payments } = ctx.state;
+    const grant = payments.grants[token_sha256];
+    if (!grant || grant.redeemed_by !== null) return refuse('GRANT_INVALID');
+    grant.redeemed_by = visitor_id;
+    payments.observers[visitor_id] = { mode: 'grant', paid_cents: 0, at_ms: ctx.at_ms };
+    ctx.emit({ event_type: 'grant_redeemed', actor: 'system', data: { kind: grant.kind, token_sha256, visitor_id } });
+    return { ok: true, result: { kind: grant.kind, visitor_id } };
+  },
+});
