@@ -18,6 +18,7 @@ import type { Processor } from './payments/processor.js';
 import { mountObserverRoutes, observerRecover, visitorIdOf } from './observer/observer_routes.js';
 import { mountGrantRoutes } from './observer/grant_routes.js';
 import { Watchers } from './observer/watchers.js';
+import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { RefusalError } from './refusal_error.js';
 import { SignatureVerifier } from './signature_verifier.js';
@@ -33,6 +34,7 @@ export interface AppDeps {
   started_at_ms: number;
   report: ErrorReporter;
   cookie_secret: string;
+  read_limits: ReadLimits;
   public_url: string;
   /** Structured lines about what happened (never bodies, keys or session ids). */
   log: (line: Record<string, unknown>) => void;
@@ -54,11 +56,14 @@ export function createApp(deps: AppDeps): Koa {
   mountAetherRoutes(router, { engine: deps.engine, clock: deps.clock });
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };
   mountMembershipRoutes(router, payment_deps);
-  const observer_deps = { engine: deps.engine, processor: deps.processor, watchers: new Watchers(deps.clock), log: deps.log };
+  const watchers = new Watchers(deps.clock);
+  const observer_deps = { engine: deps.engine, store: deps.store, processor: deps.processor, watchers, log: deps.log };
   mountObserverRoutes(router, observer_deps);
   mountGrantRoutes(router, { engine: deps.engine, authenticator, public_url: deps.public_url, visitorOf: visitorIdOf });
 
+  app.use(securityHeaders());
   app.use(errorsMiddleware(deps.report));
+  app.use(readLimiter(deps.read_limits, deps.clock));
   app.use(stripeWebhook(payment_deps));
   app.use(observerRecover(observer_deps));
   app.use(requireJsonBodies());

@@ -15,6 +15,8 @@ const EnvSchema = z.object({
   STRIPE_API_BASE: z.url().optional(),
   PUBLIC_URL: z.url().optional(),
   COOKIE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  READS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  READ_BURST: z.coerce.number().int().min(1).max(1_000_000).default(400),
 });
 
 export interface Config {
@@ -26,6 +28,8 @@ export interface Config {
   snapshot_every_ticks: number;
   /** Worker threads that re-encode dirty chunks; 0 builds every chunk inline. */
   chunk_workers: number;
+  /** Per client address: sustained public reads a second, and the burst allowed. */
+  read_limits: { reads_per_second: number; burst_reads: number };
   /** This service's public address, for links it hands out. */
   public_url: string;
   /** Signs cookies; generated into the data folder when not given. */
@@ -53,6 +57,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     snapshot_every_ticks: e.SNAPSHOT_EVERY_TICKS,
     chunk_workers: e.CHUNK_WORKERS,
     public_url,
+    read_limits: { reads_per_second: e.READS_PER_SECOND, burst_reads: e.READ_BURST },
     ...(e.COOKIE_SECRET ? { cookie_secret: e.COOKIE_SECRET } : {}),
     ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
       ? { payments: { secret_key: e.STRIPE_SECRET_KEY, webhook_secret: e.STRIPE_WEBHOOK_SECRET, public_url, ...(e.STRIPE_API_BASE ? { api_base: e.STRIPE_API_BASE } : {}) } }

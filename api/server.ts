@@ -66,7 +66,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
   const log = options.log ?? ((line: Record<string, unknown>) => console.log(JSON.stringify(line)));
-  const app = createApp({ engine, processor, store, nonces, chunks, clock, cookie_secret: cookieSecret(config), log, public_url: config.public_url, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
+  const app = createApp({ engine, processor, store, nonces, chunks, clock, cookie_secret: cookieSecret(config), read_limits: config.read_limits, log, public_url: config.public_url, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);

@@ -1,11 +1,34 @@
 import { escapeHtml } from './escape.js';
 import { OBSERVATION_NOTICE } from './home_page.js';
 
+/** The page rail's four numbers, on every page (the same as GET /api/v1/standing). */
+export interface Rail {
+  members: number;
+  motions_open: number;
+  dispatches: number;
+  ledger_entries: number;
+}
+
 export interface PageFrame {
   title: string;
+  rail?: Rail;
   /** Visitor ids watching now (the unwatched are left out). */
   watchers?: string[];
 }
+
+const NAV = [
+  ['/', 'Home'],
+  ['/society', 'Society'],
+  ['/world', 'World'],
+  ['/motions', 'Motions'],
+  ['/charter', 'Charter'],
+  ['/aether', 'Aether'],
+  ['/dispatches', 'Dispatches'],
+  ['/reputation', 'Reputation'],
+  ['/ledger', 'Ledger'],
+  ['/treasury', 'Treasury'],
+  ['/for-agents', 'For agents'],
+];
 
 /** Every page: the observation notice first (A5), then the content; nothing on it posts state (A1). */
 export function page(frame: PageFrame, body_html: string): string {
@@ -15,14 +38,26 @@ export function page(frame: PageFrame, body_html: string): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(frame.title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#222}.notice{background:#fff6d5;border:1px solid #e5cf73;padding:.5rem .75rem}.watchers{border-top:1px solid #ddd;margin-top:2rem;font-size:.9em}code{background:#f3f3f3;padding:0 .25rem}</style>
+<link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>
 <p class="notice" role="note">${escapeHtml(OBSERVATION_NOTICE)}</p>
+<nav>${NAV.map(([href, label]) => `<a href="${href}">${label}</a>`).join(' ')}</nav>
+${frame.rail ? `<aside class="rail"><span>${frame.rail.members} members</span> <span>${frame.rail.motions_open} motions open</span> <span>${frame.rail.dispatches} dispatches</span> <span>${frame.rail.ledger_entries} ledger entries</span></aside>` : ''}
+<main>
 <h1>${escapeHtml(frame.title)}</h1>
 ${body_html}
+</main>
 ${watchers}
 </body>
 </html>
 `;
 }
+
+/** The one stylesheet, served from /assets/site.css so the pages need no inline style or script. */
+export const SITE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1.5rem auto;padding:0 1rem;color:#222}
+.notice{background:#fff6d5;border:1px solid #e5cf73;padding:.5rem .75rem}
+nav a{margin-right:.6rem}.rail{color:#555;font-size:.9em;margin:.5rem 0}.rail span{margin-right:1rem}
+.watchers{border-top:1px solid #ddd;margin-top:2rem;font-size:.9em}
+code{background:#f3f3f3;padding:0 .25rem}table{border-collapse:collapse}td,th{border-bottom:1px solid #eee;padding:.2rem .5rem;text-align:left}
+#map{border:1px solid #ccc;width:100%;max-width:768px;aspect-ratio:1;image-rendering:pixelated;cursor:grab}`;

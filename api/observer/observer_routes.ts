@@ -1,13 +1,12 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { Engine } from '../../engine/engine.js';
 import { REFUSALS } from '../../engine/refusals.js';
 import { activeMemberCount } from '../../engine/governance/membership.js';
 import { messagePage, observerOfferPage, treasuryPage } from '../../render/treasury_pages.js';
-import type { PageFrame } from '../../render/layout.js';
 import { membership_amount_cents, observer_amount_cents, type Processor } from '../payments/processor.js';
 import { RefusalError } from '../refusal_error.js';
 import { Watchers } from './watchers.js';
+import { pageFrame, type FrameDeps } from '../pages/frame.js';
 
 const VISITOR_COOKIE = 'tessera_visitor';
 const UNWATCHED_COOKIE = 'tessera_unwatched';
@@ -23,10 +22,8 @@ export function visitorIdOf(ctx: Context): string {
   return visitor_id;
 }
 
-interface ObserverDeps {
-  engine: Engine;
+interface ObserverDeps extends FrameDeps {
   processor: Processor | undefined;
-  watchers: Watchers;
   log: (line: Record<string, unknown>) => void;
 }
 
@@ -41,14 +38,7 @@ const RECOVERY_REFUSED = { status: REFUSALS.RECOVERY_FAILED.status, body: { erro
 export function mountObserverRoutes(router: Router, deps: ObserverDeps): void {
   const { engine, watchers } = deps;
   const isUnwatched = (visitor_id: string) => engine.state.payments.observers[visitor_id] !== undefined;
-
-  /** The visitor's id, noted as watching, and the page frame. */
-  const frame = (ctx: Context, title: string): PageFrame & { visitor_id: string } => {
-    const visitor_id = visitorIdOf(ctx);
-    watchers.saw(visitor_id);
-    ctx.type = 'text/html; charset=utf-8';
-    return { title, visitor_id, watchers: watchers.watching(isUnwatched) };
-  };
+  const frame = (ctx: Context, title: string) => pageFrame(deps, ctx, title);
 
   router.get('/treasury', (ctx) => {
     const state = engine.state;

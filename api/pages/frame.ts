@@ -1,0 +1,30 @@
+import type { Context } from 'koa';
+import type { Engine } from '../../engine/engine.js';
+import { activeMemberCount } from '../../engine/governance/membership.js';
+import type { LmdbStore } from '../../engine/store/lmdb_store.js';
+import type { PageFrame, Rail } from '../../render/layout.js';
+import { visitorIdOf } from '../observer/observer_routes.js';
+import type { Watchers } from '../observer/watchers.js';
+
+export interface FrameDeps {
+  engine: Engine;
+  store: LmdbStore;
+  watchers: Watchers;
+}
+
+export function railOf(engine: Engine, store: LmdbStore): Rail {
+  const state = engine.state;
+  return { members: activeMemberCount(state), motions_open: state.governance.open_motions.length, dispatches: state.governance.dispatches.length, ledger_entries: store.ledgerHead().seq };
+}
+
+/**
+ * Everything a human page needs around its content: the rail's four numbers, the
+ * visitor's anonymous id (noted as watching) and who else is watching.
+ */
+export function pageFrame(deps: FrameDeps, ctx: Context, title: string): PageFrame & { visitor_id: string } {
+  const visitor_id = visitorIdOf(ctx);
+  deps.watchers.saw(visitor_id);
+  ctx.type = 'text/html; charset=utf-8';
+  const observers = deps.engine.state.payments.observers;
+  return { title, visitor_id, rail: railOf(deps.engine, deps.store), watchers: deps.watchers.watching((id) => observers[id] !== undefined) };
+}
