@@ -17,6 +17,7 @@ import { mountMembershipRoutes, stripeWebhook } from './payments/membership_rout
 import type { Processor } from './payments/processor.js';
 import { mountObserverRoutes, observerRecover, visitorIdOf } from './observer/observer_routes.js';
 import { mountGrantRoutes } from './observer/grant_routes.js';
+import { mountPageRoutes } from './pages/page_routes.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): Koa {
   const watchers = new Watchers(deps.clock);
   const observer_deps = { engine: deps.engine, store: deps.store, processor: deps.processor, watchers, log: deps.log };
   mountObserverRoutes(router, observer_deps);
+  mountPageRoutes(router, { engine: deps.engine, store: deps.store, watchers, clock: deps.clock, started_at_ms: deps.started_at_ms });
   mountGrantRoutes(router, { engine: deps.engine, authenticator, public_url: deps.public_url, visitorOf: visitorIdOf });
 
   app.use(securityHeaders());

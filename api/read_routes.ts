@@ -5,7 +5,6 @@ import { LEDGER_RECIPE } from '../engine/ledger.js';
 import type { Engine } from '../engine/engine.js';
 import type { LmdbStore } from '../engine/store/lmdb_store.js';
 import { isoAt } from '../engine/time.js';
-import { renderHomePage } from '../render/home_page.js';
 import { agentRules } from './agent_rules.js';
 import { activeMemberCount } from '../engine/governance/membership.js';
 import type { NonceBook } from './nonces.js';
@@ -36,13 +35,6 @@ interface ReadDeps {
 
 export function mountReadRoutes(router: Router, deps: ReadDeps): void {
   const { engine, store, nonces } = deps;
-
-  router.get('/', (ctx) => {
-    const state = engine.state;
-    const head = store.ledgerHead();
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderHomePage({ society_name: state.society_name, agents: state.agents.size, ledger_seq: head.seq, ledger_hash: head.hash, genesis_period: state.params.genesis_period });
-  });
 
   router.get('/.well-known/agent-rules.json', (ctx) => {
     ctx.body = agentRules(engine.state.params);

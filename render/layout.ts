@@ -1,5 +1,5 @@
 import { escapeHtml } from './escape.js';
-import { OBSERVATION_NOTICE } from './home_page.js';
+import { OBSERVATION_NOTICE } from './notice.js';
 
 /** The page rail's four numbers, on every page (the same as GET /api/v1/standing). */
 export interface Rail {
