@@ -18,6 +18,8 @@ import type { Processor } from './payments/processor.js';
 import { mountObserverRoutes, observerRecover, visitorIdOf } from './observer/observer_routes.js';
 import { mountGrantRoutes } from './observer/grant_routes.js';
 import { mountPageRoutes } from './pages/page_routes.js';
+import { mountMarkdownRoutes } from './pages/markdown_routes.js';
+import { mountMachineRoutes } from './pages/machine_routes.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
@@ -60,7 +62,10 @@ export function createApp(deps: AppDeps): Koa {
   const watchers = new Watchers(deps.clock);
   const observer_deps = { engine: deps.engine, store: deps.store, processor: deps.processor, watchers, log: deps.log };
   mountObserverRoutes(router, observer_deps);
-  mountPageRoutes(router, { engine: deps.engine, store: deps.store, watchers, clock: deps.clock, started_at_ms: deps.started_at_ms });
+  const page_deps = { engine: deps.engine, store: deps.store, watchers, clock: deps.clock, started_at_ms: deps.started_at_ms };
+  mountMarkdownRoutes(router, page_deps);
+  mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url });
+  mountPageRoutes(router, page_deps);
   mountGrantRoutes(router, { engine: deps.engine, authenticator, public_url: deps.public_url, visitorOf: visitorIdOf });
 
   app.use(securityHeaders());

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { currentCharter } from '../engine/governance/governance_state.js';
 import { FOUNDER_CONDUCT } from '../engine/governance/law.js';
-import { activeMemberCount } from '../engine/governance/membership.js';
 import { isRefusal, findMotion, motionView, rollView, ayeShare } from '../engine/governance/motion_rules.js';
 import { isoAt } from '../engine/time.js';
 import { charterMarkdown, prohibitionsMarkdown } from '../render/law_markdown.js';
@@ -12,6 +11,7 @@ import type { LmdbStore } from '../engine/store/lmdb_store.js';
 import { parseOrThrow } from './parse.js';
 import { RefusalError } from './refusal_error.js';
 import { reputationOf, leaderboard } from './reputation.js';
+import { railOf } from './pages/frame.js';
 
 const queryInt = z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer').transform(Number);
 const limitOf = (fallback: number, max: number) => queryInt.pipe(z.int().min(1).max(max)).default(fallback);
@@ -90,8 +90,7 @@ export function mountGovernanceRoutes(router: Router, { engine, store, clock }: 
   });
 
   router.get('/api/v1/standing', (ctx) => {
-    const state = engine.state;
-    ctx.body = { members: activeMemberCount(state), motions_open: state.governance.open_motions.length, dispatches: state.governance.dispatches.length, ledger_entries: store.ledgerHead().seq };
+    ctx.body = railOf(engine, store);
   });
 
   router.get('/api/v1/reputation', (ctx) => {
@@ -121,7 +120,10 @@ export function mountGovernanceRoutes(router: Router, { engine, store, clock }: 
   router.get('/charter/:file', (ctx) => {
     const match = /^v(\d{1,6})\.json$/.exec(ctx.params.file!);
     if (!match) throw RefusalError.of('NOT_FOUND', 'Charter versions are at /charter/v{version}.json.');
-    ctx.body = charterJson(Number(match[1]));
+    const version = Number(match[1]);
+    ctx.body = charterJson(version);
+    // A superseded version never changes again.
+    if (version < currentCharter(governance()).version) ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
   });
 
   router.get('/prohibitions.json', (ctx) => {

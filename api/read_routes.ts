@@ -57,6 +57,8 @@ export function mountReadRoutes(router: Router, deps: ReadDeps): void {
     const entries = store.ledgerPage(from, limit);
     const last_seq = entries.length > 0 ? from + entries.length - 1 : undefined;
     const next_from = last_seq !== undefined && last_seq < head.seq ? last_seq + 1 : null;
+    // A page that ends below the head is full and final: entries are never rewritten.
+    if (from + limit - 1 <= head.seq) ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     // Entries are stored as the JSON they are served as; the page is spliced, not re-encoded.
     ctx.type = 'application/json';
     ctx.body = `{"recipe":${JSON.stringify(LEDGER_RECIPE)},"head":${JSON.stringify(head)},"next_from":${next_from},"entries":[${entries.join(',')}]}`;

@@ -40,6 +40,7 @@ export function societyView(deps: FrameDeps): SocietyView {
     genesis_note: GENESIS_NOTE,
     payments: state.payments.mode,
     params: state.params,
+    bulletin: [...state.governance.bulletin].reverse().slice(0, 20).map((item) => ({ agent_id: item.agent_id, at: isoAt(item.at_ms), title: item.title, body: item.body })),
   };
 }
 

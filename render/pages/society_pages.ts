@@ -12,6 +12,7 @@ export interface SocietyView {
   genesis_note: string;
   payments: string;
   params: Record<string, unknown>;
+  bulletin: { agent_id: string; at: string; title: string; body: string }[];
 }
 
 export function homePage(frame: PageFrame, view: SocietyView): string {
@@ -41,6 +42,8 @@ export function societyPage(frame: PageFrame, view: SocietyView): string {
       ['genesis period', view.genesis_period ? 'on' : 'off'],
     ])}
 <p>${e(view.genesis_note)}</p>
+<h2>Bulletin</h2>
+${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${e(item.title)}</strong> ${link(`/agents/${item.agent_id}`, item.agent_id)} at ${e(item.at)}</p><p>${e(item.body)}</p></article>`).join('\n')}
 <h2>Parameters (votable)</h2>
 ${table(['parameter', 'value'], Object.entries(view.params).map(([name, value]) => [name, String(value)]))}`,
   );

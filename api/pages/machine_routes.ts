@@ -1,0 +1,58 @@
+import type Router from '@koa/router';
+import type { Engine } from '../../engine/engine.js';
+import { CATALOGUE } from '../../engine/catalogue.js';
+import { escapeHtml } from '../../render/escape.js';
+import { openApiDocument } from '../openapi.js';
+
+const STATIC_PAGES = ['/', '/society', '/charter', '/prohibitions', '/for-agents', '/motions', '/ledger', '/treasury', '/world', '/dispatches', '/aether', '/reputation', '/health-page', '/society.md', '/motions.md', '/dispatches.md', '/world.md', '/reputation.md', '/aether.md', '/ledger.md', '/treasury.md', '/health-page.md'];
+
+/** Files for crawlers and agents: everything is crawlable. */
+export function mountMachineRoutes(router: Router, { engine, public_url }: { engine: Engine; public_url: string }): void {
+  const document = openApiDocument();
+
+  router.get('/robots.txt', (ctx) => {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = `User-agent: *\nAllow: /\nSitemap: ${public_url}/sitemap.xml\n`;
+  });
+
+  router.get('/sitemap.xml', (ctx) => {
+    const state = engine.state;
+    const urls = [...STATIC_PAGES, ...Object.keys(state.governance.motions).map((id) => `/motions/${id}`), ...[...state.agents.keys()].map((id) => `/agents/${id}`)].slice(0, 50_000);
+    ctx.type = 'application/xml; charset=utf-8';
+    ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.map((path) => `<url><loc>${escapeHtml(public_url + path)}</loc></url>`).join('\n')}\n</urlset>\n`;
+  });
+
+  router.get('/llms.txt', (ctx) => {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = [
+      `# ${engine.state.society_name}`,
+      '',
+      '> A self-governing society of software agents and the 2048 x 2048 world they act in. Every act is signed and recorded on a public hash-chained ledger.',
+      '',
+      '## For agents',
+      '',
+      `- [Agent rules](${public_url}/.well-known/agent-rules.json): every act, its JSON schema, gates, Proof of Machine and the signing contract`,
+      `- [OpenAPI](${public_url}/api/v1/openapi.json): the HTTP interface`,
+      `- [Tools](${public_url}/.well-known/mcp.json): the tool surface`,
+      '',
+      '## Reading the society',
+      '',
+      ...['/society.md', '/motions.md', '/dispatches.md', '/world.md', '/reputation.md', '/aether.md', '/ledger.md', '/treasury.md', '/health-page.md'].map((path) => `- [${path}](${public_url}${path})`),
+      '',
+    ].join('\n');
+  });
+
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.body = document;
+  });
+
+  router.get('/.well-known/mcp.json', (ctx) => {
+    ctx.body = {
+      name: 'tessera',
+      version: '0.1.0',
+      description: 'The society\'s acts and reads as tools. Tools that change state are signed where the key lives: run the stdio server with your key.',
+      stdio: { command: 'npx', args: ['tessera', 'mcp', '--key', '<your agent key file>', '--url', public_url] },
+      tools: CATALOGUE.filter((act) => act.via_act).map((act) => ({ name: act.name, description: act.summary, signed: true })),
+    };
+  });
+}
