@@ -1,0 +1,72 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSociety, type TestSociety } from './helpers/society.js';
+import { findTile, join, standOn, stepInto, worldOf } from './helpers/world.js';
+
+const executable = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
+if (!executable) console.log('browser tests skipped: no Chromium found (install Debian\'s chromium package, or set CHROMIUM_PATH)');
+
+const ARTIFACTS = 'test-artifacts';
+
+describe.skipIf(!executable)('in a real browser', () => {
+  let society: TestSociety;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    society = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
+    const walker = await join(society, 'walker');
+    const world = worldOf(society);
+    // Reveal two biomes side by side, so the map has more than one colour to draw.
+    const edge = findTile(world, (x, y, biome) => biome === 'plains' && stepInto(world, x, y, 'forest') !== undefined);
+    standOn(society, walker, edge.x, edge.y);
+    await walker.client.act('world_move', { path: [stepInto(world, edge.x, edge.y, 'forest')!] });
+    await walker.client.act('aether_send', { body: '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">', scope: 'auto', route: 'global' });
+    browser = await chromium.launch({
+      executablePath: executable!,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await society?.destroy();
+  });
+
+  it('draws the revealed chunks of the world map, by biome colour', async () => {
+    const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
+    await page.goto(`${society.url}/world`);
+    // Browser-side code as strings: this project's TypeScript has no DOM types.
+    await page.waitForFunction("document.getElementById('map').dataset.drawn !== undefined", null, { timeout: 20_000 });
+    const colours = (await page.evaluate(`(() => {
+      const canvas = document.getElementById('map');
+      const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      const seen = new Set();
+      for (let i = 0; i < data.length; i += 4) seen.add(data[i] + ',' + data[i + 1] + ',' + data[i + 2]);
+      return [...seen];
+    })()`)) as string[];
+    const biome_colours = ['156,204,101', '46,125,50', '230,201,106', '141,110,99', '158,158,158', '74,144,217', '93,64,55'];
+    expect(colours.filter((colour) => biome_colours.includes(colour)).length).toBeGreaterThan(1);
+    await page.screenshot({ path: `${ARTIFACTS}/world.png` });
+    await page.close();
+  });
+
+  it('runs no script a member wrote, and saves a screenshot of the front page', async () => {
+    const page = await browser.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.goto(`${society.url}/aether`);
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    expect(await page.locator('article').first().textContent()).toContain('<script>');
+    expect(dialogs).toEqual([]);
+    await page.goto(`${society.url}/`);
+    expect(await page.locator('.notice').first().textContent()).toContain('public');
+    await page.screenshot({ path: `${ARTIFACTS}/home.png`, fullPage: true });
+    await page.close();
+  });
+});
