@@ -8,6 +8,7 @@ import { benchSignatures } from './signatures.js';
 import { benchAllChunks, benchChunkEncode, benchMoves } from './world.js';
 import { benchVotes } from './governance.js';
 import { benchFeed, benchSends } from './aether.js';
+import { benchReads } from './load.js';
 
 /**
  * npm run bench: every row is a figure measured beside its ceiling or its alternative
@@ -37,6 +38,8 @@ function memoryProbe(agents: number): number {
 
 /** The vote bench measures both vote rows in one run; the tally row reads its second half. */
 let last_votes: Awaited<ReturnType<typeof benchVotes>> | undefined;
+/** One load run measures the three read rows; the first row starts it. */
+let last_reads: Awaited<ReturnType<typeof benchReads>> | undefined;
 
 const rows: Row[] = [
   {
@@ -131,6 +134,24 @@ const rows: Row[] = [
     },
     samples: [],
   },
+  ...(
+    [
+      ['/', 'GET / (a new visitor each time: cookie, watchers, page)', undefined],
+      ['/world.md', 'GET /world.md', undefined],
+      ['/api/v1/world/chunk/16/16', 'chunk read answering 304 (If-None-Match)', 0.7],
+    ] as const
+  ).map(([path, figure, target]) => ({
+    figure: `${figure} over HTTP (requests/s)`,
+    measured: 'the server, embedded store, 16 keep-alive connections from a second process',
+    against: 'bare node:http answering the same bytes, same load',
+    ...(target === undefined ? {} : { target }),
+    measure: async () => {
+      last_reads = path === '/' ? await benchReads() : last_reads;
+      const r = last_reads![path]!;
+      return { subject: r.server, reference: r.bare };
+    },
+    samples: [] as { subject: number; reference: number }[],
+  })),
   {
     figure: 'resident memory, whole plane + 10,000 members (MB)',
     measured: 'RSS of a society process after registering 10,000 members',

@@ -2,10 +2,14 @@ import { randomBytes } from 'node:crypto';
 
 export const watcher_window_ms = 15 * 60_000;
 const watchers_shown_max = 50;
+const watchers_tracked_max = 2_000;
+/** The display is recomputed at most this often: a busy page must not rescan every visitor per request. */
+const display_refresh_ms = 1_000;
 
 /** Who is watching: visitor ids seen on a page in the last 15 minutes, held in memory only. */
 export class Watchers {
   private readonly seen = new Map<string, number>();
+  private display: { at_ms: number; ids: string[] } | undefined;
 
   constructor(private readonly clock: () => number) {}
 
@@ -16,16 +20,20 @@ export class Watchers {
   saw(visitor_id: string): void {
     this.seen.delete(visitor_id);
     this.seen.set(visitor_id, this.clock());
-    while (this.seen.size > 10_000) this.seen.delete(this.seen.keys().next().value!);
+    while (this.seen.size > watchers_tracked_max) this.seen.delete(this.seen.keys().next().value!);
   }
 
   /** The visitors watching now, newest first, without the unwatched. */
   watching(is_unwatched: (visitor_id: string) => boolean): string[] {
-    const since = this.clock() - watcher_window_ms;
-    return [...this.seen.entries()]
+    const now = this.clock();
+    if (this.display && now - this.display.at_ms < display_refresh_ms) return this.display.ids.filter((id) => !is_unwatched(id));
+    const since = now - watcher_window_ms;
+    const ids = [...this.seen.entries()]
       .filter(([id, at]) => at >= since && !is_unwatched(id))
       .map(([id]) => id)
       .reverse()
       .slice(0, watchers_shown_max);
+    this.display = { at_ms: now, ids };
+    return ids;
   }
 }

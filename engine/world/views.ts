@@ -90,8 +90,20 @@ export function chunkBlocks(world: WorldState, chunk_x: number, chunk_y: number)
   return blocks;
 }
 
-/** Revealed tiles per chunk, for the chunks that have any. */
+const revealed_cache = new WeakMap<WorldState, { versions: number; chunks: { chunk_x: number; chunk_y: number; revealed_tiles: number }[] }>();
+
+/** Revealed tiles per chunk, for the chunks that have any; rescanned only when some chunk's version moved. */
 export function revealedChunks(world: WorldState): { chunk_x: number; chunk_y: number; revealed_tiles: number }[] {
+  let versions = 0;
+  for (const version of world.chunk_version) versions += version;
+  const cached = revealed_cache.get(world);
+  if (cached && cached.versions === versions) return cached.chunks;
+  const chunks = scanRevealedChunks(world);
+  revealed_cache.set(world, { versions, chunks });
+  return chunks;
+}
+
+function scanRevealedChunks(world: WorldState): { chunk_x: number; chunk_y: number; revealed_tiles: number }[] {
   const counts = new Map<number, number>();
   for (let byte = 0; byte < world.revealed.length; byte++) {
     const bits = world.revealed[byte]!;
