@@ -88,7 +88,7 @@ export function mountObserverRoutes(router: Router, deps: ObserverDeps): void {
     // Only a payment the webhook recorded, for this visitor's own id, sets the cookie.
     if (observer === page.visitor_id && isUnwatched(observer)) {
       ctx.cookies.set(UNWATCHED_COOKIE, observer, cookie_options);
-      ctx.body = messagePage({ ...page, watchers: watchers.watching(isUnwatched) }, ['Your payment is recorded: you are off the watchers display.']);
+      ctx.body = messagePage({ ...page, watchers: watchers.watching(isUnwatched, page.visitor_id) }, ['Your payment is recorded: you are off the watchers display.']);
       return;
     }
     ctx.body = messagePage(page, ['No payment is recorded for you yet, so nothing changed. If you just paid, reload this page in a few seconds.']);

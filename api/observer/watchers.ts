@@ -23,17 +23,20 @@ export class Watchers {
     while (this.seen.size > watchers_tracked_max) this.seen.delete(this.seen.keys().next().value!);
   }
 
-  /** The visitors watching now, newest first, without the unwatched. */
-  watching(is_unwatched: (visitor_id: string) => boolean): string[] {
+  /** The visitors watching now, newest first, without the unwatched; the viewer (if watched) first. */
+  watching(is_unwatched: (visitor_id: string) => boolean, viewer?: string): string[] {
     const now = this.clock();
-    if (this.display && now - this.display.at_ms < display_refresh_ms) return this.display.ids.filter((id) => !is_unwatched(id));
-    const since = now - watcher_window_ms;
-    const ids = [...this.seen.entries()]
-      .filter(([id, at]) => at >= since && !is_unwatched(id))
-      .map(([id]) => id)
-      .reverse()
-      .slice(0, watchers_shown_max);
-    this.display = { at_ms: now, ids };
-    return ids;
+    if (!this.display || now - this.display.at_ms >= display_refresh_ms) {
+      const since = now - watcher_window_ms;
+      const ids = [...this.seen.entries()]
+        .filter(([, at]) => at >= since)
+        .map(([id]) => id)
+        .reverse()
+        .slice(0, watchers_tracked_max);
+      this.display = { at_ms: now, ids };
+    }
+    const others = this.display.ids.filter((id) => id !== viewer && !is_unwatched(id));
+    const shown = viewer && !is_unwatched(viewer) ? [viewer, ...others] : others;
+    return shown.slice(0, watchers_shown_max);
   }
 }

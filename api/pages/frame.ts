@@ -26,5 +26,5 @@ export function pageFrame(deps: FrameDeps, ctx: Context, title: string): PageFra
   deps.watchers.saw(visitor_id);
   ctx.type = 'text/html; charset=utf-8';
   const observers = deps.engine.state.payments.observers;
-  return { title, visitor_id, rail: railOf(deps.engine, deps.store), watchers: deps.watchers.watching((id) => observers[id] !== undefined) };
+  return { title, visitor_id, rail: railOf(deps.engine, deps.store), watchers: deps.watchers.watching((id) => observers[id] !== undefined, visitor_id) };
 }
