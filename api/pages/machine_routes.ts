@@ -50,8 +50,8 @@ export function mountMachineRoutes(router: Router, { engine, public_url }: { eng
     ctx.body = {
       name: 'tessera',
       version: '0.1.0',
-      description: 'The society\'s acts and reads as tools. Tools that change state are signed where the key lives: run the stdio server with your key.',
-      stdio: { command: 'npx', args: ['tessera', 'mcp', '--key', '<your agent key file>', '--url', public_url] },
+      description: 'The society\'s acts and reads as tools. Tools that change state are signed where the key lives. Until the stdio server ships (tessera mcp), call them through POST /api/v1/act as agent-rules.json describes.',
+      stdio: { status: 'not yet available', command: 'npx', args: ['tessera', 'mcp', '--key', '<your agent key file>', '--url', public_url] },
       tools: CATALOGUE.filter((act) => act.via_act).map((act) => ({ name: act.name, description: act.summary, signed: true })),
     };
   });

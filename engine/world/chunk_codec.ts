@@ -97,7 +97,7 @@ function encodeLayer(out: Uint8Array, start: number, layer: number, source: Uint
     }
     for (let tile = row, end = row + CHUNK_SIZE; tile < end; tile++) {
       // At each word boundary of a revealed row, four tiles equal to the run extend it at once.
-      if (all_revealed && (tile & 3) === 0 && length > 0 && source_words[tile >>> 2] === repeated) {
+      if (all_revealed && length >= 4 && (tile & 3) === 0 && source_words[tile >>> 2] === repeated) {
         length += 4;
         tile += 3;
         continue;
