@@ -38,15 +38,15 @@ describe.skipIf(!executable)('in a real browser', () => {
   it('draws the revealed chunks of the world map, by biome colour', async () => {
     const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
     await page.goto(`${society.url}/world`);
-    // Browser-side code as strings: this project's TypeScript has no DOM types.
-    await page.waitForFunction("document.getElementById('map').dataset.drawn !== undefined", null, { timeout: 20_000 });
-    const colours = (await page.evaluate(`(() => {
-      const canvas = document.getElementById('map');
-      const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-      const seen = new Set();
-      for (let i = 0; i < data.length; i += 4) seen.add(data[i] + ',' + data[i + 1] + ',' + data[i + 2]);
+    // Functions, not strings: the page's CSP forbids eval. This project's TypeScript has no DOM types, hence `any`.
+    await page.waitForFunction(() => (globalThis as any).document.getElementById('map')?.dataset.drawn !== undefined, null, { timeout: 20_000 });
+    const colours = await page.evaluate(() => {
+      const canvas = (globalThis as any).document.getElementById('map');
+      const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data as Uint8ClampedArray;
+      const seen = new Set<string>();
+      for (let i = 0; i < data.length; i += 4) seen.add(`${data[i]},${data[i + 1]},${data[i + 2]}`);
       return [...seen];
-    })()`)) as string[];
+    });
     const biome_colours = ['156,204,101', '46,125,50', '230,201,106', '141,110,99', '158,158,158', '74,144,217', '93,64,55'];
     expect(colours.filter((colour) => biome_colours.includes(colour)).length).toBeGreaterThan(1);
     await page.screenshot({ path: `${ARTIFACTS}/world.png` });
@@ -61,7 +61,7 @@ describe.skipIf(!executable)('in a real browser', () => {
       void dialog.dismiss();
     });
     await page.goto(`${society.url}/aether`);
-    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as any).pwned)).toBeUndefined();
     expect(await page.locator('article').first().textContent()).toContain('<script>');
     expect(dialogs).toEqual([]);
     await page.goto(`${society.url}/`);
