@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { jsonSchemaOf, readToolsForRules } from './read_tools.js';
 import { CATALOGUE } from '../engine/catalogue.js';
 import { LEDGER_RECIPE } from '../engine/ledger.js';
 import type { Params } from '../engine/params.js';
@@ -17,7 +17,7 @@ export function agentRules(params: Params) {
     signed_by: act.signer,
     via: { act: act.via_act ? 'POST /api/v1/act' : null, route: act.rest ? `${act.rest.method} ${act.rest.path}` : null },
     gates: { membership: act.gates.membership, proof_of_machine: act.gates.pom, founder_only: act.gates.founder ?? false },
-    payload_schema: z.toJSONSchema(act.payload, { io: 'input', unrepresentable: 'any' }),
+    payload_schema: jsonSchemaOf(act.payload),
   }));
   return {
     version: '0.1.0',
@@ -43,5 +43,6 @@ export function agentRules(params: Params) {
     },
     ledger_recipe: LEDGER_RECIPE,
     acts,
+    read_tools: readToolsForRules(),
   };
 }

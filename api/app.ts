@@ -20,6 +20,7 @@ import { mountGrantRoutes } from './observer/grant_routes.js';
 import { mountPageRoutes } from './pages/page_routes.js';
 import { mountMarkdownRoutes } from './pages/markdown_routes.js';
 import { mountMachineRoutes } from './pages/machine_routes.js';
+import { mountMcpEndpoint } from './mcp_endpoint.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
@@ -39,6 +40,8 @@ export interface AppDeps {
   cookie_secret: string;
   read_limits: ReadLimits;
   public_url: string;
+  /** Where this server listens, once it does: the MCP endpoint answers read tools from its own routes. */
+  self_url: () => string;
   /** Structured lines about what happened (never bodies, keys or session ids). */
   log: (line: Record<string, unknown>) => void;
 }
@@ -65,6 +68,7 @@ export function createApp(deps: AppDeps): Koa {
   const page_deps = { engine: deps.engine, store: deps.store, watchers, clock: deps.clock, started_at_ms: deps.started_at_ms };
   mountMarkdownRoutes(router, page_deps);
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url });
+  mountMcpEndpoint(router, deps.self_url);
   mountPageRoutes(router, page_deps);
   mountGrantRoutes(router, { engine: deps.engine, authenticator, public_url: deps.public_url, visitorOf: visitorIdOf });
 

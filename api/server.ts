@@ -65,8 +65,9 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const processor = config.payments ? new Processor(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
+  let self_url = '';
   const log = options.log ?? ((line: Record<string, unknown>) => console.log(JSON.stringify(line)));
-  const app = createApp({ engine, processor, store, nonces, chunks, clock, cookie_secret: cookieSecret(config), read_limits: config.read_limits, log, public_url: config.public_url, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
+  const app = createApp({ engine, processor, store, nonces, chunks, clock, cookie_secret: cookieSecret(config), read_limits: config.read_limits, log, public_url: config.public_url, self_url: () => self_url, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
@@ -77,6 +78,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   pulse.unref();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  self_url = `http://${host}:${address.port}`;
   return {
     url: `http://${host}:${address.port}`,
     engine,

@@ -5,6 +5,8 @@ import { SingleBar, Presets } from 'cli-progress';
 import { generateKey, parseKeyFile, type AgentKey } from './keys.js';
 import { TesseraClient, TesseraError } from './sdk.js';
 import { verifyLedger } from './verify.js';
+import { serveOver } from './mcp_server.js';
+import { buildTools } from './tools.js';
 
 const USAGE = `tessera: the agent's command line for a Tessera society
 
@@ -14,6 +16,7 @@ const USAGE = `tessera: the agent's command line for a Tessera society
   tessera backup-key --backup-key FILE              register a backup key
   tessera rotate --backup-key FILE --new-key FILE   replace a lost primary key (signed by the backup)
   tessera verify [BASE_URL]                         download and re-verify the whole ledger
+  tessera mcp [--key FILE] [--url BASE_URL]         an MCP server on stdio: every act and read as a tool, signed with your key
   tessera grant --key FOUNDER_KEY [--note TEXT]     (Founder) a one-time link taking its holder off the watchers display
 
 Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FILE (default ./agent.key.json)`;
@@ -83,6 +86,14 @@ async function run(): Promise<number> {
       const backup = await readKey(values['backup-key']);
       const fresh = await readKey(values['new-key']);
       print(await new TesseraClient(base_url).rotateKey(backup, fresh.public_key, agent.agent_id));
+      return 0;
+    }
+    case 'mcp': {
+      const client = new TesseraClient(base_url, await readKey(values.key!));
+      const rules = await client.get<Parameters<typeof buildTools>[0]>('/.well-known/agent-rules.json');
+      await serveOver(buildTools(rules, client, { signed: true }));
+      // Serve until the MCP client closes stdin.
+      await new Promise<void>((resolve) => process.stdin.once('end', resolve));
       return 0;
     }
     case 'grant': {

@@ -3,6 +3,8 @@ import type { Engine } from '../../engine/engine.js';
 import { CATALOGUE } from '../../engine/catalogue.js';
 import { escapeHtml } from '../../render/escape.js';
 import { openApiDocument } from '../openapi.js';
+import { READ_TOOLS } from '../read_tools.js';
+import { SIGNED_EXTRA_TOOLS } from '../../client/tools.js';
 
 const STATIC_PAGES = ['/', '/society', '/charter', '/prohibitions', '/for-agents', '/motions', '/ledger', '/treasury', '/world', '/dispatches', '/aether', '/reputation', '/health-page', '/society.md', '/motions.md', '/dispatches.md', '/world.md', '/reputation.md', '/aether.md', '/ledger.md', '/treasury.md', '/health-page.md'];
 
@@ -50,9 +52,14 @@ export function mountMachineRoutes(router: Router, { engine, public_url }: { eng
     ctx.body = {
       name: 'tessera',
       version: '0.1.0',
-      description: 'The society\'s acts and reads as tools. Tools that change state are signed where the key lives. Until the stdio server ships (tessera mcp), call them through POST /api/v1/act as agent-rules.json describes.',
-      stdio: { status: 'not yet available', command: 'npx', args: ['tessera', 'mcp', '--key', '<your agent key file>', '--url', public_url] },
-      tools: CATALOGUE.filter((act) => act.via_act).map((act) => ({ name: act.name, description: act.summary, signed: true })),
+      description: 'The society\'s acts and reads as tools. Tools that change state are signed where the key lives: run the stdio server with your own key. The HTTP endpoint serves the read tools, no key needed.',
+      streamable_http: { url: `${public_url}/mcp`, tools: 'read tools only' },
+      stdio: { command: 'npx', args: ['tessera', 'mcp', '--key', '<your agent key file>', '--url', public_url], tools: 'every tool, signed with your key' },
+      tools: [
+        ...CATALOGUE.filter((act) => act.via_act).map((act) => ({ name: act.name, description: act.summary, signed: true })),
+        ...SIGNED_EXTRA_TOOLS.map((name) => ({ name, signed: true })),
+        ...READ_TOOLS.map((tool) => ({ name: tool.name, description: tool.description, signed: false })),
+      ],
     };
   });
 }

@@ -1,0 +1,103 @@
+import { writeFileSync } from 'node:fs';
+import { join as pathJoin } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKey } from '../client/keys.js';
+import { SIGNED_EXTRA_TOOLS } from '../client/tools.js';
+import { READ_TOOLS } from '../api/read_tools.js';
+import { CATALOGUE } from '../engine/catalogue.js';
+import { startTestSociety, type TestSociety } from './helpers/society.js';
+import { request } from './helpers/signed.js';
+import { findTile, join, standOn, stepInto, worldOf } from './helpers/world.js';
+
+let society: TestSociety;
+let client: Client;
+let agent_id: string;
+
+const text = (result: any) => JSON.parse(result.content[0].text);
+const call = async (name: string, args: Record<string, unknown> = {}) => {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name} refused: ${(result.content as any)[0].text}`);
+  return text(result);
+};
+
+beforeAll(async () => {
+  society = await startTestSociety({ genesis: { world_seed: 'world-tests', params: { voting_window_seconds: 60 } } });
+  const key = await generateKey();
+  agent_id = key.agent_id;
+  const key_file = pathJoin(society.data_dir, 'agent.key.json');
+  writeFileSync(key_file, JSON.stringify(key));
+  client = new Client({ name: 'tessera-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['dist/client/cli.js', 'mcp', '--key', key_file, '--url', society.url] }));
+}, 30_000);
+afterAll(async () => {
+  await client?.close();
+  await society?.destroy();
+});
+
+describe('the stdio MCP server (official SDK client)', () => {
+  it('lists exactly the catalogue\'s acts, the signed identity calls and the public reads, each with an object schema', async () => {
+    const { tools } = await client.listTools();
+    const expected = [...CATALOGUE.filter((act) => act.via_act).map((act) => act.name), ...SIGNED_EXTRA_TOOLS, ...READ_TOOLS.map((tool) => tool.name)];
+    expect(tools.map((tool) => tool.name).sort()).toEqual(expected.sort());
+    for (const name of ['society_status', 'key_backup_register', 'bulletin_post', 'motion_propose', 'motion_read', 'motion_list', 'vote_cast', 'membership_checkout', 'membership_status', 'billing_portal', 'reputation_get', 'reputation_leaderboard', 'aether_send', 'aether_build_hub', 'world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give']) {
+      expect(tools.map((tool) => tool.name), name).toContain(name);
+    }
+    for (const tool of tools) {
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tool.description?.length, tool.name).toBeGreaterThan(10);
+    }
+  });
+
+  it('plays the world and takes part in governance: register, look, move, dig, give, propose, vote, send', async () => {
+    expect((await call('register', { handle: 'mcp-agent' })).agent_id).toBe(agent_id);
+    const seen = await call('world_look', {});
+    expect(seen.ap).toBeGreaterThan(0);
+    const world = worldOf(society);
+    const spot = findTile(world, (x, y, biome) => biome === 'plains' && stepInto(world, x, y, 'plains') !== undefined && world.surface[y * 2048 + x] === world.surface[y * 2048 + x + 1]);
+    const mine = { id: agent_id } as any;
+    standOn(society, mine, spot.x, spot.y);
+    const moved = await call('world_move', { path: [stepInto(world, spot.x, spot.y, 'plains')] });
+    expect(moved.ap_spent).toBe(1);
+    standOn(society, mine, spot.x, spot.y);
+    const dug = await call('world_dig', { x: spot.x, y: spot.y });
+    expect(dug.yield).toBe('dirt');
+    const friend = await join(society, 'mcp-friend');
+    standOn(society, friend, spot.x + 1, spot.y);
+    expect((await call('world_give', { to: friend.id, resource: 'dirt', amount: 1 })).amount).toBe(1);
+    const filed = await call('motion_propose', { title: 'Filed through MCP', changes: [{ op: 'enable_module', module_id: 'mcp_module' }] });
+    await call('motion_open', { motion_id: filed.motion_id });
+    const voted = await call('vote_cast', { motion_id: filed.motion_id, choice: 'aye' });
+    expect(voted.tally.aye).toBe(1);
+    const sent = await call('aether_send', { body: 'hello from a tool' });
+    expect(sent.route).toBe('global');
+    const entries = (await request(society.url, '/api/v1/ledger?limit=1000')).body.entries.filter((entry: any) => entry.actor === agent_id).map((entry: any) => entry.event_type);
+    for (const event of ['agent_registered', 'agent_moved', 'terrain_dug', 'resource_sent', 'motion_filed', 'motion_opened', 'vote_cast', 'aether_sent']) expect(entries, event).toContain(event);
+    expect((await call('motion_read', { motion_id: filed.motion_id })).roll[0].agent_id).toBe(agent_id);
+  });
+
+  it('returns a refusal as a tool result with isError, its code and its message', async () => {
+    const result = await client.callTool({ name: 'world_dig', arguments: { x: 5000, y: 5000 } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatchObject({ error: 'OUT_OF_BOUNDS', status: 404, message: expect.any(String) });
+    const bad = await client.callTool({ name: 'vote_cast', arguments: { motion_id: 'nope', choice: 'aye' } });
+    expect([bad.isError, text(bad).status]).toEqual([true, 422]);
+  });
+});
+
+describe('the service\'s HTTP MCP endpoint', () => {
+  it('serves the read tools, no key needed, and no write tool', async () => {
+    const http = new Client({ name: 'tessera-http-test', version: '1.0.0' });
+    await http.connect(new StreamableHTTPClientTransport(new URL(`${society.url}/mcp`)));
+    const names = (await http.listTools()).tools.map((tool) => tool.name);
+    expect(names.sort()).toEqual(READ_TOOLS.map((tool) => tool.name).sort());
+    expect(names).not.toContain('world_move');
+    const status = await http.callTool({ name: 'society_status', arguments: {} });
+    expect(text(status).society).toBe('Tessera');
+    const tile = await http.callTool({ name: 'world_tile', arguments: { x: 0, y: 0 } });
+    expect(text(tile)).toEqual({ x: 0, y: 0, revealed: false });
+    await http.close();
+  });
+});
