@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => society.destroy());
 
-const post_routes = ['/api/v1/register', '/api/v1/keys/backup', '/api/v1/keys/rotate', '/api/v1/act', '/api/v1/pom/challenge', '/enactment/apply', '/enactment/resolve', '/enactment/dispatch', '/api/v1/grants', '/api/v1/membership/checkout', '/api/v1/membership/portal', '/api/v1/stripe/webhook', '/treasury/observer/recover', '/treasury/observer/checkout'];
+const post_routes = ['/api/v1/register', '/api/v1/keys/backup', '/api/v1/keys/rotate', '/api/v1/act', '/api/v1/pom/challenge', '/enactment/apply', '/enactment/resolve', '/enactment/dispatch', '/api/v1/grants', '/api/v1/membership/checkout', '/api/v1/membership/portal', '/api/v1/stripe/webhook', '/treasury/observer/recover', '/treasury/observer/checkout', '/mcp'];
 const json_value = fc.jsonValue({ maxDepth: 4 });
 
 describe('hostile input never produces a 5xx and never changes state', () => {
