@@ -21,6 +21,7 @@ import { mountPageRoutes } from './pages/page_routes.js';
 import { mountMarkdownRoutes } from './pages/markdown_routes.js';
 import { mountMachineRoutes } from './pages/machine_routes.js';
 import { mountMcpEndpoint } from './mcp_endpoint.js';
+import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
@@ -40,6 +41,7 @@ export interface AppDeps {
   cookie_secret: string;
   read_limits: ReadLimits;
   public_url: string;
+  operations: Operations;
   /** Where this server listens, once it does: the MCP endpoint answers read tools from its own routes. */
   self_url: () => string;
   /** Structured lines about what happened (never bodies, keys or session ids). */
@@ -69,6 +71,7 @@ export function createApp(deps: AppDeps): Koa {
   mountMarkdownRoutes(router, page_deps);
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url });
   mountMcpEndpoint(router, deps.self_url);
+  mountOperatorRoutes(router, { operations: deps.operations, authenticator, engine: deps.engine });
   mountPageRoutes(router, page_deps);
   mountGrantRoutes(router, { engine: deps.engine, authenticator, public_url: deps.public_url, visitorOf: visitorIdOf });
 

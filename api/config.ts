@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   COOKIE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   READS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(100),
   READ_BURST: z.coerce.number().int().min(1).max(1_000_000).default(400),
+  BACKUP_EVERY_SECONDS: z.coerce.number().int().min(0).max(7 * 86_400).default(3600),
+  BACKUPS_KEPT: z.coerce.number().int().min(1).max(1000).default(24),
 });
 
 export interface Config {
@@ -30,6 +32,9 @@ export interface Config {
   chunk_workers: number;
   /** Per client address: sustained public reads a second, and the burst allowed. */
   read_limits: { reads_per_second: number; burst_reads: number };
+  /** A backup and a restore drill every this many seconds (0: only on demand), keeping this many backups. */
+  backup_every_seconds: number;
+  backups_kept: number;
   /** This service's public address, for links it hands out. */
   public_url: string;
   /** Signs cookies; generated into the data folder when not given. */
@@ -57,6 +62,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     snapshot_every_ticks: e.SNAPSHOT_EVERY_TICKS,
     chunk_workers: e.CHUNK_WORKERS,
     public_url,
+    backup_every_seconds: e.BACKUP_EVERY_SECONDS,
+    backups_kept: e.BACKUPS_KEPT,
     read_limits: { reads_per_second: e.READS_PER_SECOND, burst_reads: e.READ_BURST },
     ...(e.COOKIE_SECRET ? { cookie_secret: e.COOKIE_SECRET } : {}),
     ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET

@@ -11,12 +11,14 @@ import { prepareGenesis, type FounderSetup } from './founder.js';
 import { NonceBook } from './nonces.js';
 import { ChunkCache } from './chunk_cache.js';
 import { Processor, paymentModeOf } from './payments/processor.js';
+import { Operations } from './operations/operator.js';
 
 export interface RunningSociety {
   url: string;
   engine: Engine;
   store: LmdbStore;
   founder: FounderSetup;
+  operations: Operations;
   close(): Promise<void>;
 }
 
@@ -66,8 +68,9 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
   let self_url = '';
+  const operations = new Operations(engine, store, { data_dir: config.data_dir, backup_every_seconds: config.backup_every_seconds, backups_kept: config.backups_kept }, clock, options.log ?? ((line) => console.log(JSON.stringify(line))));
   const log = options.log ?? ((line: Record<string, unknown>) => console.log(JSON.stringify(line)));
-  const app = createApp({ engine, processor, store, nonces, chunks, clock, cookie_secret: cookieSecret(config), read_limits: config.read_limits, log, public_url: config.public_url, self_url: () => self_url, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
+  const app = createApp({ engine, processor, store, nonces, chunks, clock, operations, cookie_secret: cookieSecret(config), read_limits: config.read_limits, log, public_url: config.public_url, self_url: () => self_url, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
@@ -76,6 +79,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   // Engine time closes motions even when no request arrives.
   const pulse = setInterval(() => void engine.pulse(), 1000);
   pulse.unref();
+  operations.start();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   self_url = `http://${host}:${address.port}`;
@@ -84,12 +88,14 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     engine,
     store,
     founder,
+    operations,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       clearInterval(pulse);
+      operations.stop();
       await chunks.close();
       await engine.drain();
       await store.close();

@@ -11,6 +11,7 @@ import { aetherLink } from './acts/aether_link.js';
 import { aetherSend } from './acts/aether_send.js';
 import { paymentEvent } from './acts/payment_event.js';
 import { grantIssue, grantRedeem } from './acts/grant_issue.js';
+import { backupTaken, restoreDrill } from './acts/operations.js';
 import { paymentsConfigure } from './acts/payments_configure.js';
 import { enactmentApply } from './acts/enactment_apply.js';
 import { enactmentDispatch } from './acts/enactment_dispatch.js';
@@ -69,6 +70,8 @@ export const CATALOGUE: readonly ActDefinition[] = [
   paymentEvent,
   grantIssue,
   grantRedeem,
+  backupTaken,
+  restoreDrill,
 ] as ActDefinition[];
 
 let by_name: Map<string, ActDefinition> | undefined;
