@@ -22,6 +22,7 @@ import { mountMarkdownRoutes } from './pages/markdown_routes.js';
 import { mountMachineRoutes } from './pages/machine_routes.js';
 import { mountMcpEndpoint } from './mcp_endpoint.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
+import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
@@ -42,6 +43,7 @@ export interface AppDeps {
   read_limits: ReadLimits;
   public_url: string;
   operations: Operations;
+  metrics: Metrics;
   /** Where this server listens, once it does: the MCP endpoint answers read tools from its own routes. */
   self_url: () => string;
   /** Structured lines about what happened (never bodies, keys or session ids). */
@@ -72,9 +74,14 @@ export function createApp(deps: AppDeps): Koa {
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url });
   mountMcpEndpoint(router, deps.self_url);
   mountOperatorRoutes(router, { operations: deps.operations, authenticator, engine: deps.engine });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
   mountPageRoutes(router, page_deps);
   mountGrantRoutes(router, { engine: deps.engine, authenticator, public_url: deps.public_url, visitorOf: visitorIdOf });
 
+  app.use(deps.metrics.middleware());
   app.use(securityHeaders());
   app.use(errorsMiddleware(deps.report));
   app.use(readLimiter(deps.read_limits, deps.clock));

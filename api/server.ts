@@ -12,6 +12,8 @@ import { NonceBook } from './nonces.js';
 import { ChunkCache } from './chunk_cache.js';
 import { Processor, paymentModeOf } from './payments/processor.js';
 import { Operations } from './operations/operator.js';
+import { Metrics } from './metrics.js';
+import { pino } from 'pino';
 
 export interface RunningSociety {
   url: string;
@@ -42,14 +44,21 @@ function cookieSecret(config: Config): string {
 /** Opens the store, founds or recovers the society, and serves it over HTTP. */
 export async function startSociety(config: Config, options: StartOptions = {}): Promise<RunningSociety> {
   const clock = options.clock ?? Date.now;
-  const report = options.report ?? ((error, where) => console.error(`[tessera] bug at ${where}:`, error));
+  // Structured logs (pino) to stdout; callers choose what goes in a line, never bodies, keys or session ids.
+  const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
+  const report = options.report ?? ((error, where) => logger.error({ where, err: error }, 'bug'));
+  const log = options.log ?? ((line: Record<string, unknown>) => logger.info(line));
   mkdirSync(config.data_dir, { recursive: true });
   const founder = prepareGenesis(config.data_dir, config.genesis_file);
   const store = new LmdbStore(join(config.data_dir, 'store'));
+  let engine_ref: Engine | undefined;
+  const metrics = new Metrics(() => engine_ref);
   store.pruneSpentNonces(clock());
   const engine = await Engine.open(store, founder.genesis, {
     clock,
     snapshot_every_ticks: config.snapshot_every_ticks,
+    monotonic_ms: () => performance.now(),
+    on_tick: (report) => metrics.onTick(report),
     on_fault: (error, action) => report(error, `engine apply of ${action.act}`),
     on_fatal:
       options.on_fatal ??
@@ -58,6 +67,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         process.exit(70);
       }),
   });
+  engine_ref = engine;
   // The payment mode is recorded in the log whenever it changes, so membership follows from the log alone.
   const mode = paymentModeOf(config.payments);
   if (engine.state.payments.mode !== mode) {
@@ -68,9 +78,8 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
   let self_url = '';
-  const operations = new Operations(engine, store, { data_dir: config.data_dir, backup_every_seconds: config.backup_every_seconds, backups_kept: config.backups_kept }, clock, options.log ?? ((line) => console.log(JSON.stringify(line))));
-  const log = options.log ?? ((line: Record<string, unknown>) => console.log(JSON.stringify(line)));
-  const app = createApp({ engine, processor, store, nonces, chunks, clock, operations, cookie_secret: cookieSecret(config), read_limits: config.read_limits, log, public_url: config.public_url, self_url: () => self_url, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
+  const operations = new Operations(engine, store, { data_dir: config.data_dir, backup_every_seconds: config.backup_every_seconds, backups_kept: config.backups_kept }, clock, log);
+  const app = createApp({ engine, processor, store, nonces, chunks, clock, operations, metrics, cookie_secret: cookieSecret(config), read_limits: config.read_limits, log, public_url: config.public_url, self_url: () => self_url, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);

@@ -26,6 +26,20 @@ export interface EngineOptions {
   on_fatal?: (error: unknown) => void;
   /** Called when an apply threw: a bug, answered INTERNAL, with the state reloaded. */
   on_fault?: (error: unknown, action: LoggedAction) => void;
+  /**
+   * For metrics only: a host monotonic clock in ms and a report per committed tick. The
+   * engine never reads time itself; what it measures here feeds nothing back into state.
+   */
+  monotonic_ms?: () => number;
+  on_tick?: (report: TickReport) => void;
+}
+
+export interface TickReport {
+  actions: number;
+  entries: number;
+  apply_ms: number;
+  commit_ms: number;
+  outcomes: { act: string; code: string }[];
 }
 
 interface Pending {
@@ -112,6 +126,7 @@ export class Engine {
   }
 
   private runTick(): void {
+    const started_ms = this.options.monotonic_ms?.() ?? 0;
     const batch = this.queue.splice(0, this.actions_per_tick_max);
     const state = this.current;
     const at_ms = Math.max(this.options.clock(), state.clock_ms);
@@ -164,8 +179,16 @@ export class Engine {
         commit.snapshot = imageOf(state);
       }
     }
+    const applied_ms = this.options.monotonic_ms?.() ?? 0;
     this.store.commitTick(commit).then(
-      () => batch.forEach((pending, index) => pending.resolve(answers[index]!)),
+      () => {
+        batch.forEach((pending, index) => pending.resolve(answers[index]!));
+        if (this.options.on_tick) {
+          const committed_ms = this.options.monotonic_ms?.() ?? 0;
+          const outcomes = batch.map((pending, index) => ({ act: pending.submission.act, code: answers[index]!.ok ? 'ok' : (answers[index] as Refusal).code }));
+          this.options.on_tick({ actions: batch.length + due.length, entries: entries.length, apply_ms: applied_ms - started_ms, commit_ms: committed_ms - applied_ms, outcomes });
+        }
+      },
       (error) => {
         batch.forEach((pending) => pending.resolve(refuse('INTERNAL')));
         this.options.on_fatal?.(error);

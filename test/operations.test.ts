@@ -58,6 +58,17 @@ describe('backups and restore drills', () => {
   });
 });
 
+describe('metrics', () => {
+  it('serves Prometheus metrics: queue depth, tick and commit times, acts by name and outcome, request latency by route', async () => {
+    await request(society.url, '/api/v1/status');
+    const text = (await request(society.url, '/metrics')).body as string;
+    expect(text).toMatch(/tessera_queue_depth \d+/);
+    expect(text).toContain('tessera_tick_commit_seconds_bucket');
+    expect(text).toMatch(/tessera_acts_total\{act="register",outcome="ok"\} \d+/);
+    expect(text).toMatch(/tessera_http_request_seconds_count\{route="\/api\/v1\/status",method="GET",status="200"\} \d+/);
+  });
+});
+
 describe('tessera-operator replay', () => {
   it('rebuilds the state from the log alone to the live state hash', async () => {
     const other = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
