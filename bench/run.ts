@@ -9,6 +9,7 @@ import { benchAllChunks, benchChunkEncode, benchMoves } from './world.js';
 import { benchVotes } from './governance.js';
 import { benchFeed, benchSends } from './aether.js';
 import { benchReads } from './load.js';
+import { benchDrill } from './drill.js';
 
 /**
  * npm run bench: every row is a figure measured beside its ceiling or its alternative
@@ -152,6 +153,16 @@ const rows: Row[] = [
     },
     samples: [] as { subject: number; reference: number }[],
   })),
+  {
+    figure: 'restore drill, society of 1,000,000 ledger entries (s)',
+    measured: 'restore the half-way backup in a scratch folder, replay the live log after it, compare hashes (passed)',
+    against: 'a full replay of the whole log from nothing',
+    measure: async () => {
+      const r = await benchDrill();
+      return { subject: r.drill_seconds, reference: r.full_replay_seconds };
+    },
+    samples: [],
+  },
   {
     figure: 'resident memory, whole plane + 10,000 members (MB)',
     measured: 'RSS of a society process after registering 10,000 members',
