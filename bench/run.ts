@@ -179,7 +179,7 @@ for (let run = 1; run <= runs; run++) {
   console.log(`run ${run}/${runs}: ` + rows.map((row) => `${row.figure.split(' (')[0]} ${Math.round(row.samples.at(-1)!.subject)}/${Math.round(row.samples.at(-1)!.reference)}`).join('; '));
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmt = (n: number) => (n < 100 ? n.toFixed(2) : Math.round(n).toLocaleString('en-US'));
 const lines = [
   '# Benchmark results',
   '',

@@ -27,7 +27,7 @@ describe('hostile input never produces a 5xx and never changes state', () => {
         expect(response.status).toBeLessThan(500);
         expect(society.store.ledgerHead().seq).toBe(head);
       }),
-      { numRuns: 150 },
+      { numRuns: 600 },
     );
   });
 
@@ -50,7 +50,7 @@ describe('hostile input never produces a 5xx and never changes state', () => {
           expect(response.status).toBeLessThan(500);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 600 },
     );
     expect(society.bugs).toEqual([]);
   });

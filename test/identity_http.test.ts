@@ -121,6 +121,12 @@ describe('signature checks', () => {
     expect([response.status, response.body.error]).toEqual([401, 'SIG_INVALID']);
   });
 
+  it('refuses a signature made for another method with SIG_INVALID', async () => {
+    const { key } = await registered('other-method');
+    const response = await rawSigned(url, { path: '/api/v1/keys/backup', signed_method: 'PUT', body: { backup_pubkey: (await generateKey()).public_key }, key });
+    expect([response.status, response.body.error]).toEqual([401, 'SIG_INVALID']);
+  });
+
   it('refuses a body signed without its defaults filled in, and says what the server signed', async () => {
     const key = await generateKey();
     const sent = { pubkey: key.public_key, handle: 'lazy-signer' };

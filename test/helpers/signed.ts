@@ -10,6 +10,8 @@ export interface RawSignedOptions {
   signed_body?: string;
   /** The path that is signed, when it should differ from the one requested. */
   signed_path?: string;
+  /** The method that is signed, when it should differ from the one used. */
+  signed_method?: string;
   key: AgentKey;
   agent_id?: string;
   nonce?: string;
@@ -31,7 +33,7 @@ export async function rawSigned(base_url: string, options: RawSignedOptions): Pr
   const nonce = options.nonce ?? (await fetchNonce(base_url, options.nonce_for ?? agent_id));
   const sent = typeof options.body === 'string' ? options.body : canonicalBody(options.body);
   const signed = options.signed_body ?? sent;
-  const text = signingString({ method, path: options.signed_path ?? options.path, agent_id, nonce, body_sha256: await sha256Hex(signed) });
+  const text = signingString({ method: options.signed_method ?? method, path: options.signed_path ?? options.path, agent_id, nonce, body_sha256: await sha256Hex(signed) });
   const headers: Record<string, string> = {
     [HEADER_AGENT_ID]: agent_id,
     [HEADER_NONCE]: nonce,
