@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchLedgerAppend } from './ledger_append.js';
@@ -205,5 +205,8 @@ const lines = [
   '```',
   '',
 ];
-writeFileSync(values.out!, lines.join('\n'));
+// The load run (npm run bench:load) writes its own section; keep it.
+const previous = existsSync(values.out!) ? readFileSync(values.out!, 'utf8') : '';
+const load_section = previous.includes('## Load run') ? previous.slice(previous.indexOf('## Load run')) : '';
+writeFileSync(values.out!, lines.join('\n') + (load_section ? `\n${load_section}` : ''));
 console.log(lines.join('\n'));

@@ -1,0 +1,64 @@
+import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import canonicalizeJson from 'canonicalize';
+
+/**
+ * The signed-acts load generator, run as its own process: `concurrency` agents, each on
+ * its own keep-alive connection, fetch a fresh nonce and send a signed act, again and
+ * again for `seconds`. Acts alternate world_move (east, then back west) and vote_cast.
+ * Prints one JSON line: acts/s, latency percentiles (nonce fetch included), statuses.
+ */
+interface AgentSpec {
+  agent_id: string;
+  jwk: { kty: string; crv: string; x: string; d: string };
+}
+
+const [url, agents_file, seconds_text, concurrency_text, motion_id] = process.argv.slice(2);
+const agents = (JSON.parse(readFileSync(agents_file!, 'utf8')) as AgentSpec[]).map((spec) => ({ ...spec, key: createPrivateKey({ key: spec.jwk, format: 'jwk' }) as KeyObject }));
+const concurrency = Math.min(Number(concurrency_text ?? 64), agents.length);
+const deadline = Date.now() + Number(seconds_text ?? 5) * 1000;
+const http_agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+const target = new URL(url!);
+const latencies: number[] = [];
+const statuses: Record<number, number> = {};
+
+function call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, method, path, agent: http_agent, headers: body ? { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function worker(index: number): Promise<void> {
+  const agent = agents[index]!;
+  let east = true;
+  for (let round = 0; Date.now() < deadline; round++) {
+    const started = performance.now();
+    const { text } = await call('GET', `/api/v1/nonce?agent=${agent.agent_id}`, {});
+    const nonce = (JSON.parse(text) as { nonce: string }).nonce;
+    const vote = motion_id && round % 2 === 1;
+    const payload = vote ? { motion_id, choice: round % 4 === 1 ? 'aye' : 'nay' } : { path: [east ? 'e' : 'w'] };
+    if (!vote) east = !east;
+    const body = canonicalizeJson({ act: vote ? 'vote_cast' : 'world_move', challenge_id: null, puzzle_solution: null, payload })!;
+    const text_to_sign = ['society-sig-v1', 'POST', '/api/v1/act', agent.agent_id, nonce, createHash('sha256').update(body).digest('hex')].join('\n');
+    const signature = sign(null, Buffer.from(text_to_sign), agent.key).toString('base64url');
+    const response = await call('POST', '/api/v1/act', { 'x-agent-id': agent.agent_id, 'x-nonce': nonce, 'x-signature': signature }, body);
+    latencies.push(performance.now() - started);
+    statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+  }
+}
+
+const started = performance.now();
+await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
+const seconds = (performance.now() - started) / 1000;
+latencies.sort((a, b) => a - b);
+const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+console.log(JSON.stringify({ acts: latencies.length, acts_per_second: latencies.length / seconds, p50_ms: percentile(50), p99_ms: percentile(99), statuses }));
+http_agent.destroy();
