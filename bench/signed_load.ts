@@ -74,6 +74,8 @@ try {
     const last = samples.at(-1)!;
     console.log(`run ${i}/${RUNS}: server ${Math.round(last.server.acts_per_second)} acts/s (p50 ${last.server.p50_ms.toFixed(1)} ms, p99 ${last.server.p99_ms.toFixed(1)} ms) ${JSON.stringify(last.server.statuses)}; bare ${Math.round(last.bare.acts_per_second)} acts/s`);
   }
+  // LOAD_METRICS=FILE saves the server's /metrics after the runs (tick apply and commit times).
+  if (process.env.LOAD_METRICS) writeFileSync(process.env.LOAD_METRICS, await (await fetch(`${url}/metrics`)).text());
   const m = (pick: (s: { server: LoadResult; bare: LoadResult }) => number) => median(samples.map(pick));
   const section = [
     '## Load run: signed acts over HTTP (`npm run bench:load`)',
