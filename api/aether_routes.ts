@@ -4,12 +4,11 @@ import type { AetherMessage } from '../engine/aether/aether_state.js';
 import type { Engine } from '../engine/engine.js';
 import { isoAt } from '../engine/time.js';
 import { messageHtml } from '../render/message_html.js';
-import { parseOrThrow } from './parse.js';
+import { parseOrThrow, queryInt, queryLimit } from './parse.js';
 
 export const aether_feed_limit_max = 200;
 
-const queryInt = z.string().regex(/^\d{1,12}$/, 'must be a non-negative integer').transform(Number);
-const FeedQuery = z.object({ since_id: queryInt.optional(), limit: queryInt.pipe(z.int().min(1).max(aether_feed_limit_max)).default(50) });
+const FeedQuery = z.object({ since_id: queryInt.optional(), limit: queryLimit(50, aether_feed_limit_max) });
 
 export function messageView(message: AetherMessage) {
   return {

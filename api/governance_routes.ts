@@ -8,13 +8,11 @@ import { isRefusal, findMotion, motionView, rollView, ayeShare } from '../engine
 import { isoAt } from '../engine/time.js';
 import { charterMarkdown, prohibitionsMarkdown } from '../render/law_markdown.js';
 import type { LmdbStore } from '../engine/store/lmdb_store.js';
-import { parseOrThrow } from './parse.js';
+import { parseOrThrow, queryInt, queryLimit } from './parse.js';
 import { RefusalError } from './refusal_error.js';
 import { reputationOf, leaderboard } from './reputation.js';
 import { railOf } from './pages/frame.js';
 
-const queryInt = z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer').transform(Number);
-const limitOf = (fallback: number, max: number) => queryInt.pipe(z.int().min(1).max(max)).default(fallback);
 
 interface GovernanceDeps {
   engine: Engine;
@@ -32,7 +30,7 @@ export function mountGovernanceRoutes(router: Router, { engine, store, clock }: 
   };
 
   router.get('/api/v1/motions', (ctx) => {
-    const { status, limit } = parseOrThrow(z.object({ status: z.enum(['draft', 'open', 'passed', 'enacted', 'failed']).optional(), limit: limitOf(100, 500) }), ctx.query, ['query']);
+    const { status, limit } = parseOrThrow(z.object({ status: z.enum(['draft', 'open', 'passed', 'enacted', 'failed']).optional(), limit: queryLimit(100, 500) }), ctx.query, ['query']);
     const now = clock();
     const motions = Object.values(governance().motions)
       .filter((motion) => !status || motion.status === status)
@@ -65,7 +63,7 @@ export function mountGovernanceRoutes(router: Router, { engine, store, clock }: 
   });
 
   router.get('/api/v1/dispatches', (ctx) => {
-    const { limit } = parseOrThrow(z.object({ limit: limitOf(30, 200) }), ctx.query, ['query']);
+    const { limit } = parseOrThrow(z.object({ limit: queryLimit(30, 200) }), ctx.query, ['query']);
     ctx.body = { dispatches: [...governance().dispatches].reverse().slice(0, limit).map((d) => ({ dispatch_id: d.dispatch_id, at: isoAt(d.at_ms), text: d.text, items: d.items.length })) };
   });
 
@@ -74,7 +72,7 @@ export function mountGovernanceRoutes(router: Router, { engine, store, clock }: 
   });
 
   router.get('/api/v1/chronicle', (ctx) => {
-    const { before, limit } = parseOrThrow(z.object({ before: queryInt.optional(), limit: limitOf(50, 500) }), ctx.query, ['query']);
+    const { before, limit } = parseOrThrow(z.object({ before: queryInt.optional(), limit: queryLimit(50, 500) }), ctx.query, ['query']);
     const items = governance().chronicle.filter((item) => before === undefined || item.chronicle_id < before);
     ctx.body = { items: items.slice(-limit).reverse().map((item) => ({ chronicle_id: item.chronicle_id, at: isoAt(item.at_ms), kind: item.kind, text: item.text })) };
   });
@@ -94,7 +92,7 @@ export function mountGovernanceRoutes(router: Router, { engine, store, clock }: 
   });
 
   router.get('/api/v1/reputation', (ctx) => {
-    const { limit } = parseOrThrow(z.object({ limit: limitOf(100, 1000) }), ctx.query, ['query']);
+    const { limit } = parseOrThrow(z.object({ limit: queryLimit(100, 1000) }), ctx.query, ['query']);
     ctx.body = { leaderboard: leaderboard(engine.state, limit) };
   });
 

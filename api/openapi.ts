@@ -1,14 +1,9 @@
-import { z } from 'zod';
 import { CATALOGUE } from '../engine/catalogue.js';
 import { REFUSALS } from '../engine/refusals.js';
 import { ActRequestSchema } from './act_routes.js';
+import { jsonSchemaOf } from './read_tools.js';
 
 type Schema = Record<string, unknown>;
-
-const schemaOf = (schema: z.ZodType): Schema => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema;
-  return rest;
-};
 
 const refusal: Schema = { type: 'object', required: ['error', 'message'], properties: { error: { type: 'string', enum: Object.keys(REFUSALS) }, message: { type: 'string' } }, additionalProperties: true };
 const validation: Schema = { type: 'object', required: ['detail'], properties: { detail: { type: 'array', items: { type: 'object', required: ['loc', 'msg', 'type'], properties: { loc: { type: 'array', items: { type: ['string', 'integer'] } }, msg: { type: 'string' }, type: { type: 'string' }, input: {}, ctx: { type: 'object' } } } } } };
@@ -59,14 +54,14 @@ export function openApiDocument(): Schema {
       summary: 'Performs the named act (signed). payload follows the act\'s schema; see the x-acts extension and /.well-known/agent-rules.json.',
       operationId: 'postAct',
       security: signed,
-      requestBody: { required: true, content: { 'application/json': { schema: schemaOf(ActRequestSchema) } } },
+      requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(ActRequestSchema) } } },
       responses: responses('The act\'s result and where it landed on the ledger'),
-      'x-acts': Object.fromEntries(via_act.map((act) => [act.name, { summary: act.summary, payload: schemaOf(act.payload), proof_of_machine: act.gates.pom }])),
+      'x-acts': Object.fromEntries(via_act.map((act) => [act.name, { summary: act.summary, payload: jsonSchemaOf(act.payload), proof_of_machine: act.gates.pom }])),
     },
   };
   for (const act of CATALOGUE) {
     if (!act.rest) continue;
-    paths[act.rest.path] = { post: { summary: act.summary, operationId: act.name, security: signed, requestBody: { required: true, content: { 'application/json': { schema: schemaOf(act.payload) } } }, responses: responses(act.summary) } };
+    paths[act.rest.path] = { post: { summary: act.summary, operationId: act.name, security: signed, requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(act.payload) } } }, responses: responses(act.summary) } };
   }
   return {
     openapi: '3.1.0',

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { canonicalJson } from '../engine/canonical.js';
 import { ValidationError } from './refusal_error.js';
 import { validationItems } from './validation.js';
@@ -36,4 +36,12 @@ function lonelySurrogatePath(value: unknown): (string | number)[] | undefined {
     if (found) return [Array.isArray(value) ? Number(key) : key, ...found];
   }
   return undefined;
+}
+
+/** A query value as an integer: parsed strictly from its text, never guessed. */
+export const queryInt = z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').transform(Number);
+
+/** A page size: 1..max, `fallback` when absent. */
+export function queryLimit(fallback: number, max: number) {
+  return queryInt.pipe(z.int().min(1).max(max)).default(fallback);
 }

@@ -8,18 +8,15 @@ import { isoAt } from '../engine/time.js';
 import { agentRules } from './agent_rules.js';
 import { activeMemberCount } from '../engine/governance/membership.js';
 import type { NonceBook } from './nonces.js';
-import { parseOrThrow } from './parse.js';
+import { parseOrThrow, queryInt, queryLimit } from './parse.js';
 
 export const ledger_page_max = 1000;
 
 const NonceQuery = z.object({ agent: z.string().regex(AGENT_ID_PATTERN, 'must be an agent id: ag_ followed by 16 lowercase hex digits') });
 
-/** Query values arrive as strings; integers are parsed strictly, never guessed. */
-const queryInt = z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').transform(Number);
-
 const LedgerQuery = z.object({
   from: queryInt.pipe(z.int().min(1)).default(1),
-  limit: queryInt.pipe(z.int().min(1).max(ledger_page_max)).default(500),
+  limit: queryLimit(500, ledger_page_max),
 });
 
 export const GENESIS_NOTE =

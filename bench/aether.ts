@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { feedPage, messageView } from '../api/aether_routes.js';
 import type { AetherMessage } from '../engine/aether/aether_state.js';
 import { Engine, type Submission } from '../engine/engine.js';
-import { agentIdOf } from '../engine/identity.js';
 import { chainEntry } from '../engine/ledger.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { BareLedger } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
+import { registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
 
 function history(count: number): AetherMessage[] {
@@ -40,9 +40,7 @@ export async function benchSends(sender_count = 2048): Promise<{ engine: number;
   const engine = await Engine.open(store, { founder_pubkey: randomBytes(32).toString('base64url'), params: { aether_messages_per_minute_max: 1000, pom_deadline_ms: 60_000 } }, { clock: () => (now += 1) });
   const bare = new BareLedger(dir);
   try {
-    const pubkeys = Array.from({ length: sender_count }, () => randomBytes(32).toString('base64url'));
-    const ids = pubkeys.map((pubkey) => agentIdOf(pubkey));
-    await Promise.all(pubkeys.map((pubkey, i) => engine.submit({ act: 'register', actor: ids[i]!, payload: { pubkey, handle: `speaker-${i}`, declared_runtime: '', backup_pubkey: null } })));
+    const ids = await registerMembers(engine, sender_count, 'speaker');
     const proof = { method: 'POST', path: '/api/v1/act', nonce: '', body: '', signature: randomBytes(64).toString('base64url') };
     let cursor = 0;
     let batch: Submission[] = [];

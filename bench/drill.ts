@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { takeBackup } from '../api/operations/backups.js';
 import { restoreDrill } from '../api/operations/drill.js';
 import { Engine, type Submission } from '../engine/engine.js';
-import { agentIdOf } from '../engine/identity.js';
 import { recoverState } from '../engine/recover.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { registerMembers } from './members.js';
 
 /**
  * A society with at least a million ledger entries: a backup half-way, then a restore
@@ -20,9 +20,7 @@ export async function benchDrill(entries_target = 1_000_000): Promise<{ drill_se
   let now = Date.parse('2026-11-21T10:00:00Z');
   const engine = await Engine.open(store, { founder_pubkey: randomBytes(32).toString('base64url') }, { clock: () => (now += 1), snapshot_every_ticks: 40 });
   try {
-    const pubkeys = Array.from({ length: 1000 }, () => randomBytes(32).toString('base64url'));
-    const ids = pubkeys.map((pubkey) => agentIdOf(pubkey));
-    await Promise.all(pubkeys.map((pubkey, i) => engine.submit({ act: 'register', actor: ids[i]!, payload: { pubkey, handle: `m-${i}`, declared_runtime: '', backup_pubkey: null } })));
+    const ids = await registerMembers(engine, 1000, 'm');
     let backed_up = false;
     while (engine.state.ledger_head.seq < entries_target) {
       const batch: Submission[] = Array.from({ length: 4096 }, (_, i) => ({ act: 'key_backup_register', actor: ids[i % ids.length]!, payload: { backup_pubkey: randomBytes(32).toString('base64url') } }));

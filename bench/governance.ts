@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine, type Submission } from '../engine/engine.js';
-import { agentIdOf } from '../engine/identity.js';
 import { chainEntry } from '../engine/ledger.js';
 import { ayeShare } from '../engine/governance/motion_rules.js';
 import type { Motion } from '../engine/governance/governance_state.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { BareLedger } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
+import { registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
 
 const votes_per_call = 1024;
@@ -32,9 +32,7 @@ export async function benchVotes(member_count = 10_000): Promise<{ engine: numbe
   const engine = await Engine.open(store, { founder_pubkey: randomBytes(32).toString('base64url'), params: { voting_window_seconds: 30 * 86_400 } }, { clock: () => (now += 1) });
   const bare = new BareLedger(dir);
   try {
-    const pubkeys = Array.from({ length: member_count }, () => randomBytes(32).toString('base64url'));
-    const ids = pubkeys.map((pubkey) => agentIdOf(pubkey));
-    await Promise.all(pubkeys.map((pubkey, i) => engine.submit({ act: 'register', actor: ids[i]!, payload: { pubkey, handle: `voter-${i}`, declared_runtime: '', backup_pubkey: null } })));
+    const ids = await registerMembers(engine, member_count, 'voter');
     const filed = await engine.submit({ act: 'motion_propose', actor: ids[0]!, payload: { title: 'The bench motion', body: '', changes: [] }, pom: await pomAnswer(engine, ids[0]!, 'motion_propose') });
     if (!filed.ok) throw new Error(`filing refused: ${filed.code}`);
     const motion_id = filed.result.motion_id as string;

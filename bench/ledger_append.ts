@@ -4,19 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BareLedger } from './bare_ledger.js';
 import { Engine, type Submission } from '../engine/engine.js';
-import { agentIdOf } from '../engine/identity.js';
 import { chainEntry } from '../engine/ledger.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { opsPerSecond } from './measure.js';
+import { fakePubkey, registerMembers } from './members.js';
 
 // One full tick (actions_per_tick_max) per call, so both sides commit one transaction per call.
 const batch_size = 1024;
 const agents_count = 1000;
 
-/** A fresh, well-formed public key; the engine checks format and uniqueness, not curve points. */
-function fakePubkey(): string {
-  return randomBytes(32).toString('base64url');
-}
 
 /**
  * Durable ledger appends through the whole engine (apply, JCS, SHA-256, log record,
@@ -28,12 +24,7 @@ export async function benchLedgerAppend(): Promise<{ engine: number; bare: numbe
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
   const engine = await Engine.open(store, { founder_pubkey: fakePubkey() }, { clock: () => (now += 1) });
-  const agents = Array.from({ length: agents_count }, () => fakePubkey());
-  const actors = agents.map((pubkey) => agentIdOf(pubkey));
-  const registered = await Promise.all(
-    agents.map((pubkey, index) => engine.submit({ act: 'register', actor: actors[index]!, payload: { pubkey, handle: `bench-${index}`, declared_runtime: '', backup_pubkey: null } })),
-  );
-  if (!registered.every((outcome) => outcome.ok)) throw new Error('bench registration refused');
+  const actors = await registerMembers(engine, agents_count, 'bench');
 
   const proof = { method: 'POST', path: '/api/v1/keys/backup', nonce: randomBytes(18).toString('base64url'), body: '', signature: randomBytes(64).toString('base64url') };
   let batch: Submission[] = [];

@@ -2,19 +2,12 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { firstJsonLine } from './child.js';
 
 const run = promisify(execFile);
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-
-async function firstLine(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => line.startsWith('{') && resolve(line));
-    child.once('exit', (code) => reject(new Error(`child exited ${code}`)));
-  });
-}
 
 async function load(base: string, path: string, etag?: string): Promise<number> {
   const { stdout } = await run(process.execPath, [here('./load_client.js'), base, path, '3', '16', ...(etag ? [etag] : [])]);
@@ -31,7 +24,7 @@ export async function benchReads(): Promise<Record<string, { server: number; bar
   const server = spawn(process.execPath, [here('../api/main.js')], { env: { ...process.env, DATA_DIR: dir, PORT: '0', READS_PER_SECOND: '1000000', READ_BURST: '1000000' }, stdio: ['ignore', 'pipe', 'inherit'] });
   let bare: ChildProcess | undefined;
   try {
-    const base = (JSON.parse(await firstLine(server)) as { listening: string }).listening;
+    const base = (await firstJsonLine(server)).listening as string;
     const chunk = '/api/v1/world/chunk/16/16';
     const paths = ['/', '/world.md', chunk];
     const fixtures: Record<string, { type: string; body_base64: string; etag?: string }> = {};
@@ -41,7 +34,7 @@ export async function benchReads(): Promise<Record<string, { server: number; bar
     }
     bare = spawn(process.execPath, [here('./bare_server.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
     bare.stdin!.end(JSON.stringify(fixtures));
-    const bare_base = `http://127.0.0.1:${(JSON.parse(await firstLine(bare)) as { port: number }).port}`;
+    const bare_base = `http://127.0.0.1:${(await firstJsonLine(bare)).port as number}`;
     const results: Record<string, { server: number; bare: number }> = {};
     for (const path of paths) {
       const etag = path === chunk ? fixtures[path]!.etag : undefined;

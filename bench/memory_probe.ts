@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../engine/engine.js';
-import { agentIdOf } from '../engine/identity.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { registerMembers } from './members.js';
 
 /**
  * Run as its own process by the bench: a society with the whole plane and
@@ -15,12 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tessera-memory-'));
 const store = new LmdbStore(join(dir, 'store'));
 let now = Date.parse('2026-11-21T10:00:00Z');
 const engine = await Engine.open(store, { founder_pubkey: randomBytes(32).toString('base64url') }, { clock: () => (now += 1) });
-await Promise.all(
-  Array.from({ length: agents }, (_, i) => {
-    const pubkey = randomBytes(32).toString('base64url');
-    return engine.submit({ act: 'register', actor: agentIdOf(pubkey), payload: { pubkey, handle: `member-${i}`, declared_runtime: '', backup_pubkey: null } });
-  }),
-);
+await registerMembers(engine, agents, 'member');
 await engine.drain();
 global.gc?.();
 const rss_mb = process.memoryUsage().rss / 2 ** 20;

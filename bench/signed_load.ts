@@ -3,13 +3,13 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { keyFromSeed } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
 import { machineLine, median } from './measure.js';
+import { firstJsonLine } from './child.js';
 
 /**
  * npm run bench:load: signed acts over the wire. The real server (embedded store,
@@ -23,13 +23,6 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const RUNS = Number(process.env.LOAD_RUNS ?? 3);
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 5);
 const CONCURRENCY = 64;
-
-async function firstJson(child: ChildProcess): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => line.startsWith('{') && resolve(JSON.parse(line) as Record<string, unknown>));
-    child.once('exit', (code) => reject(new Error(`child exited ${code}`)));
-  });
-}
 
 interface LoadResult {
   acts_per_second: number;
@@ -51,7 +44,7 @@ const profile_args = process.env.LOAD_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=$
 const server = spawn(process.execPath, [...profile_args, here('../api/main.js')], { env: { ...process.env, DATA_DIR: join(dir, 'data'), PORT: '0', GENESIS_FILE: genesis_file, READS_PER_SECOND: '1000000', READ_BURST: '1000000', BACKUP_EVERY_SECONDS: '0' }, stdio: ['ignore', 'pipe', 'ignore'] });
 let bare: ChildProcess | undefined;
 try {
-  const url = (await firstJson(server)).listening as string;
+  const url = (await firstJsonLine(server)).listening as string;
   const agents = await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string; d: string };
@@ -66,7 +59,7 @@ try {
   const agents_file = join(dir, 'agents.json');
   writeFileSync(agents_file, JSON.stringify(agents.map(({ agent_id, jwk }) => ({ agent_id, jwk }))));
   bare = spawn(process.execPath, [here('./bare_signed_server.js'), agents_file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const bare_url = `http://127.0.0.1:${(await firstJson(bare)).port as number}`;
+  const bare_url = `http://127.0.0.1:${(await firstJsonLine(bare)).port as number}`;
 
   const samples: { server: LoadResult; bare: LoadResult }[] = [];
   for (let i = 1; i <= RUNS; i++) {

@@ -6,7 +6,6 @@ import { deflateRawSync } from 'node:zlib';
 import { ChunkCache } from '../api/chunk_cache.js';
 import { builtChunk } from '../api/chunk_worker.js';
 import { Engine, type Submission } from '../engine/engine.js';
-import { agentIdOf } from '../engine/identity.js';
 import { chainEntry } from '../engine/ledger.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { CHUNK_COUNT, CHUNK_SIZE, DIRECTIONS, WORLD_SIZE, tileIndex, type Direction } from '../engine/world/geometry.js';
@@ -14,6 +13,7 @@ import { BIOME_WATER } from '../engine/world/materials.js';
 import { createWorld, chunkPlanes, type WorldState } from '../engine/world/world_state.js';
 import { BareLedger } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
+import { registerMembers } from './members.js';
 
 const BENCH_SEED = 'tessera-genesis';
 
@@ -93,10 +93,7 @@ export async function benchMoves(agent_count = 10_000): Promise<{ engine: number
   const engine = await Engine.open(store, { founder_pubkey: randomBytes(32).toString('base64url'), world_seed: BENCH_SEED, params: { ap_at_registration: 1_000_000, ap_cap: 1_000_000 } }, { clock: () => (now += 1) });
   const bare = new BareLedger(dir);
   try {
-    const pubkeys = Array.from({ length: agent_count }, () => randomBytes(32).toString('base64url'));
-    const ids = pubkeys.map((pubkey) => agentIdOf(pubkey));
-    const registered = await Promise.all(pubkeys.map((pubkey, i) => engine.submit({ act: 'register', actor: ids[i]!, payload: { pubkey, handle: `walker-${i}`, declared_runtime: '', backup_pubkey: null } })));
-    if (!registered.every((outcome) => outcome.ok)) throw new Error('bench registration refused');
+    const ids = await registerMembers(engine, agent_count, 'walker');
     const world = engine.state.world;
     const opposite: Record<Direction, Direction> = { n: 's', ne: 'sw', e: 'w', se: 'nw', s: 'n', sw: 'ne', w: 'e', nw: 'se' };
     const walkers = ids.map((id) => {

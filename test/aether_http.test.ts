@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join as pathJoin } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseKeyFile } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
-import { startTestSociety, type TestSociety } from './helpers/society.js';
+import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
 import { findTile, join, look, refusal, standOn, worldOf, type Member } from './helpers/world.js';
 
@@ -17,7 +14,7 @@ beforeAll(async () => {
   url = society.url;
   members = [];
   for (const handle of ['ann', 'ben', 'cat']) members.push(await join(society, handle));
-  founder = new TesseraClient(url, await parseKeyFile(JSON.parse(readFileSync(pathJoin(society.data_dir, 'founder.key.json'), 'utf8'))));
+  founder = await founderClient(society);
 });
 afterAll(async () => society.destroy());
 afterEach(() => expect(society.bugs).toEqual([]));

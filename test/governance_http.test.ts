@@ -1,11 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join as pathJoin } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseKeyFile } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
 import { recoverState } from '../engine/recover.js';
 import { stateHash } from '../engine/state.js';
-import { startTestSociety, type TestSociety } from './helpers/society.js';
+import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
 import { rawSigned, request } from './helpers/signed.js';
 import { join, refusal, type Member } from './helpers/world.js';
 
@@ -18,7 +15,7 @@ const WINDOW_MS = 60_000;
 beforeAll(async () => {
   society = await startTestSociety({ genesis: { world_seed: 'world-tests', params: { voting_window_seconds: 60 } } });
   url = society.url;
-  founder = new TesseraClient(url, await parseKeyFile(JSON.parse(readFileSync(pathJoin(society.data_dir, 'founder.key.json'), 'utf8'))));
+  founder = await founderClient(society);
   members = [];
   for (const handle of ['ada', 'bob', 'cyd', 'dio']) members.push(await join(society, handle));
 });
@@ -163,7 +160,7 @@ describe('the Bedrock boundary', () => {
     // A society of its own: the state is arranged by hand, which no log could replay.
     const other = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
     try {
-      const other_founder = new TesseraClient(other.url, await parseKeyFile(JSON.parse(readFileSync(pathJoin(other.data_dir, 'founder.key.json'), 'utf8'))));
+      const other_founder = await founderClient(other);
       const member = await join(other, 'filer');
       const motion_id = await propose(member, 'Innocent at filing');
       // Arranged: a passed motion carrying a Bedrock change, as if filing had let one through.

@@ -1,11 +1,7 @@
 import Stripe from 'stripe';
-import { readFileSync } from 'node:fs';
-import { join as pathJoin } from 'node:path';
-import { parseKeyFile } from '../client/keys.js';
-import { TesseraClient } from '../client/sdk.js';
 import { join, refusal } from './helpers/world.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSociety, type TestSociety } from './helpers/society.js';
+import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
 import { startFakeStripe, type FakeStripe } from './helpers/fake_stripe.js';
 
 const WEBHOOK_SECRET = 'whsec_observer_tests';
@@ -53,7 +49,7 @@ async function deliver(object: Record<string, unknown>) {
 
 describe('grant links', () => {
   it('lets the Founder issue a one-time link that takes its first holder off the display, recorded by hash only', async () => {
-    const founder = new TesseraClient(url, await parseKeyFile(JSON.parse(readFileSync(pathJoin(society.data_dir, 'founder.key.json'), 'utf8'))));
+    const founder = await founderClient(society);
     const granted = await founder.signed<{ url: string }>('POST', '/api/v1/grants', { kind: 'observer', note: 'for the press' });
     const token = granted.url.split('/').pop()!;
     expect(granted.url).toBe(`http://society.test/access/grant/${token}`);

@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { join as pathJoin } from 'node:path';
+import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseKeyFile } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
 import { stateHash } from '../engine/state.js';
-import { startTestSociety, type TestSociety } from './helpers/society.js';
+import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
 import { join, refusal } from './helpers/world.js';
 
@@ -16,7 +14,7 @@ let founder: TesseraClient;
 
 beforeAll(async () => {
   society = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
-  founder = new TesseraClient(society.url, await parseKeyFile(JSON.parse(readFileSync(pathJoin(society.data_dir, 'founder.key.json'), 'utf8'))));
+  founder = await founderClient(society);
   for (const handle of ['alpha', 'beta', 'gamma']) await join(society, handle);
 });
 afterAll(async () => society.destroy());

@@ -1,13 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateKey, parseKeyFile } from '../client/keys.js';
-import { TesseraClient } from '../client/sdk.js';
+import { generateKey } from '../client/keys.js';
 import { decodeChunk, LAYER_BIOME, LAYER_HEIGHT, LAYER_TOP_BLOCK } from '../engine/world/chunk_codec.js';
 import { tileIndex } from '../engine/world/geometry.js';
 import { naturalMaterial } from '../engine/world/terrain.js';
 import { PLACED, setCell } from '../engine/world/world_state.js';
-import { readFileSync } from 'node:fs';
-import { join as pathJoin } from 'node:path';
-import { startTestSociety, type TestSociety } from './helpers/society.js';
+import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
 import { WORLD_TEST_GENESIS, biomeAt, findTile, join, look, refusal, standOn, stepInto, worldOf, type Member } from './helpers/world.js';
 
@@ -40,8 +37,7 @@ describe('joining the world', () => {
   });
 
   it('refuses world acts from the Founder\'s key, which is not a member, with 402 MEMBERSHIP_REQUIRED', async () => {
-    const founder = await parseKeyFile(JSON.parse(readFileSync(pathJoin(society.data_dir, 'founder.key.json'), 'utf8')));
-    const error = await refusal(new TesseraClient(url, founder).act('world_look', { radius: 2 }));
+    const error = await refusal((await founderClient(society)).act('world_look', { radius: 2 }));
     expect([error.status, error.code]).toEqual([402, 'MEMBERSHIP_REQUIRED']);
   });
 });

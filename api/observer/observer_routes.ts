@@ -6,6 +6,7 @@ import { messagePage, observerOfferPage, treasuryPage } from '../../render/treas
 import { membership_amount_cents, observer_amount_cents, type Processor } from '../payments/processor.js';
 import { RefusalError } from '../refusal_error.js';
 import { Watchers } from './watchers.js';
+import { readRawBody } from '../raw_body.js';
 import { pageFrame, type FrameDeps } from '../pages/frame.js';
 
 const VISITOR_COOKIE = 'tessera_visitor';
@@ -103,15 +104,9 @@ export function mountObserverRoutes(router: Router, deps: ObserverDeps): void {
 }
 
 async function readJson(ctx: Context, bytes_max: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > bytes_max) return undefined;
-    chunks.push(chunk as Buffer);
-  }
+  const raw = await readRawBody(ctx, bytes_max);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return raw && JSON.parse(raw.toString('utf8'));
   } catch {
     return undefined;
   }

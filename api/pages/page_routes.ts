@@ -13,13 +13,12 @@ import { charterPage, dispatchesPage, modulePage, motionPage, motionsPage, prohi
 import { agentPage, aetherPage, ledgerEntryPage, ledgerPage, reputationPage, worldPage } from '../../render/pages/public_pages.js';
 import { forAgentsPage, healthPage, homePage, societyPage, type SocietyView } from '../../render/pages/society_pages.js';
 import { feedPage, messageView } from '../aether_routes.js';
-import { parseOrThrow } from '../parse.js';
+import { parseOrThrow, queryInt } from '../parse.js';
 import { GENESIS_NOTE } from '../read_routes.js';
 import { leaderboard, reputationOf } from '../reputation.js';
 import { pageFrame, type FrameDeps } from './frame.js';
 
 const page_size = 50;
-const queryInt = z.string().regex(/^\d{1,12}$/, 'must be a non-negative integer').transform(Number);
 
 export interface PageDeps extends FrameDeps {
   clock: () => number;

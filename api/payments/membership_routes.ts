@@ -5,6 +5,7 @@ import { isActiveMember } from '../../engine/governance/membership.js';
 import { isoAt } from '../../engine/time.js';
 import type { Authenticator } from '../authenticate.js';
 import { RefusalError } from '../refusal_error.js';
+import { readRawBody } from '../raw_body.js';
 import { paymentEventOf } from './normalize.js';
 import { membership_amount_cents, type Processor } from './processor.js';
 
@@ -73,17 +74,6 @@ export function mountMembershipRoutes(router: Router, deps: PaymentDeps): void {
 
 export const webhook_body_bytes_max = 512 * 1024;
 
-async function rawBody(ctx: Context): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > webhook_body_bytes_max) throw RefusalError.of('PAYLOAD_TOO_LARGE');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
 /**
  * POST /api/v1/stripe/webhook, the only route that fulfils a payment. It runs before
  * the body parser: the raw bytes are verified against Stripe-Signature before anything
@@ -94,7 +84,8 @@ export function stripeWebhook(deps: PaymentDeps): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== '/api/v1/stripe/webhook' || ctx.method !== 'POST') return next();
     if (!deps.processor) throw RefusalError.of('PAYMENTS_OFF');
-    const raw = await rawBody(ctx);
+    const raw = await readRawBody(ctx, webhook_body_bytes_max);
+    if (!raw) throw RefusalError.of('PAYLOAD_TOO_LARGE');
     let event;
     try {
       event = deps.processor.verifiedEvent(raw, ctx.get('stripe-signature'));

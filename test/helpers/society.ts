@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parseKeyFile } from '../../client/keys.js';
+import { TesseraClient } from '../../client/sdk.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../api/config.js';
@@ -58,4 +60,9 @@ export async function startTestSociety(options: { data_dir?: string; genesis?: o
       rmSync(data_dir, { recursive: true, force: true });
     },
   });
+}
+
+/** The society's Founder, signing with the key file the society made in its data folder. */
+export async function founderClient(society: { url: string; data_dir: string }): Promise<TesseraClient> {
+  return new TesseraClient(society.url, await parseKeyFile(JSON.parse(readFileSync(join(society.data_dir, 'founder.key.json'), 'utf8'))));
 }
