@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from './routes.js';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ActDefinition } from '../engine/act.js';
@@ -29,7 +29,7 @@ interface ActRouteDeps {
  * the payload) or from POST /api/v1/act (the payload sits in the request). Both
  * paths parse with the act's schema, sign over the parsed output, and submit.
  */
-export function mountActRoutes(router: Router, deps: ActRouteDeps): void {
+export function mountActRoutes(router: Routes, deps: ActRouteDeps): void {
   for (const act of CATALOGUE) {
     if (!act.rest) continue;
     router.post(act.rest.path, async (ctx) => {

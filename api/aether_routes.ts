@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from './routes.js';
 import { z } from 'zod';
 import type { AetherMessage } from '../engine/aether/aether_state.js';
 import type { Engine } from '../engine/engine.js';
@@ -29,7 +29,7 @@ export function messageView(message: AetherMessage) {
  * messages after that id (ids index the history directly), never the whole history;
  * a message not yet at its publication moment is skipped, never dropped.
  */
-export function mountAetherRoutes(router: Router, { engine, clock }: { engine: Engine; clock: () => number }): void {
+export function mountAetherRoutes(router: Routes, { engine, clock }: { engine: Engine; clock: () => number }): void {
   router.get('/api/v1/aether/feed', (ctx) => {
     const { since_id, limit } = parseOrThrow(FeedQuery, ctx.query, ['query']);
     const page = feedPage(engine.state.aether.messages, since_id, limit, clock());

@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Engine } from '../engine/engine.js';
@@ -27,6 +26,7 @@ import { Watchers } from './observer/watchers.js';
 import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { RefusalError } from './refusal_error.js';
+import { Routes } from './routes.js';
 import { SignatureVerifier } from './signature_verifier.js';
 
 export interface AppDeps {
@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps): Koa {
   // Koa would print every error itself; ours go through one reporter that never logs bodies.
   app.silent = true;
   const authenticator = new Authenticator(() => deps.engine.state, deps.nonces, new SignatureVerifier());
-  const router = new Router();
+  const router = new Routes();
   mountReadRoutes(router, deps);
   mountActRoutes(router, { engine: deps.engine, authenticator, clock: deps.clock });
   mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
@@ -94,7 +94,6 @@ export function createApp(deps: AppDeps): Koa {
     await next();
     if (ctx.status === 404 && ctx.body == null) throw RefusalError.of('NOT_FOUND', `There is no route ${ctx.method} ${ctx.path}.`);
   });
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => RefusalError.of('METHOD_NOT_ALLOWED'), notImplemented: () => RefusalError.of('METHOD_NOT_ALLOWED') }));
+  app.use(router.middleware());
   return app;
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from './routes.js';
 import { Feed } from 'feed';
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
@@ -21,7 +21,7 @@ interface GovernanceDeps {
 }
 
 /** The public reads of governance and law. */
-export function mountGovernanceRoutes(router: Router, { engine, store, clock }: GovernanceDeps): void {
+export function mountGovernanceRoutes(router: Routes, { engine, store, clock }: GovernanceDeps): void {
   const governance = () => engine.state.governance;
   const motionOr404 = (motion_id: string) => {
     const motion = findMotion(engine.state, motion_id);

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from './routes.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { toolServer } from '../client/mcp_server.js';
 import { TesseraClient } from '../client/sdk.js';
@@ -12,7 +12,7 @@ export const MCP_PATH = '/mcp';
  * since the tools that change state are signed where the key lives (the agent's
  * `tessera mcp`). Each read tool is answered by the service's own public route.
  */
-export function mountMcpEndpoint(router: Router, self_url: () => string): void {
+export function mountMcpEndpoint(router: Routes, self_url: () => string): void {
   router.post(MCP_PATH, async (ctx) => {
     const tools = buildTools({ acts: [], read_tools: readToolsForRules() }, new TesseraClient(self_url()), { signed: false });
     const server = toolServer(tools);

@@ -38,8 +38,8 @@ export class Metrics {
       try {
         await next();
       } finally {
-        const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-        this.latency.observe({ route: String(route), method: ctx.method, status: String(ctx.status) }, (performance.now() - started) / 1000);
+        const route = ctx.route_pattern ?? 'unmatched';
+        this.latency.observe({ route, method: ctx.method, status: String(ctx.status) }, (performance.now() - started) / 1000);
       }
     };
   }

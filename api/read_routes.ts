@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from './routes.js';
 import { z } from 'zod';
 import { AGENT_ID_PATTERN } from '../engine/identity.js';
 import { LEDGER_RECIPE } from '../engine/ledger.js';
@@ -30,7 +30,7 @@ interface ReadDeps {
   clock: () => number;
 }
 
-export function mountReadRoutes(router: Router, deps: ReadDeps): void {
+export function mountReadRoutes(router: Routes, deps: ReadDeps): void {
   const { engine, store, nonces } = deps;
 
   router.get('/.well-known/agent-rules.json', (ctx) => {

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from './routes.js';
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { WORLD_PARAM_NAMES } from '../engine/params.js';
@@ -20,7 +20,7 @@ interface WorldReadDeps {
 }
 
 /** The public world reads. Unrevealed tiles say only that they are unrevealed, in every one of them. */
-export function mountWorldRoutes(router: Router, { engine, chunks }: WorldReadDeps): void {
+export function mountWorldRoutes(router: Routes, { engine, chunks }: WorldReadDeps): void {
   const world = () => engine.state.world;
 
   const chunkOf = (params: unknown) => {

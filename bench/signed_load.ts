@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { keyFromSeed } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
 import { machineLine, median } from './measure.js';
-import { firstJsonLine } from './child.js';
+import { firstJsonLine, processCpuMs } from './child.js';
 
 /**
  * npm run bench:load: signed acts over the wire. The real server (embedded store,
@@ -25,15 +25,22 @@ const SECONDS = Number(process.env.LOAD_SECONDS ?? 5);
 const CONCURRENCY = 64;
 
 interface LoadResult {
+  acts: number;
   acts_per_second: number;
   p50_ms: number;
   p99_ms: number;
   statuses: Record<string, number>;
+  /** CPU the generator spent per act, and the server (all its threads) per act. */
+  generator_cpu_us_per_act: number;
+  server_cpu_us_per_act: number;
 }
 
-async function load(url: string, agents_file: string, motion_id: string): Promise<LoadResult> {
+async function load(url: string, server_pid: number, agents_file: string, motion_id: string): Promise<LoadResult> {
+  const cpu_before_ms = processCpuMs(server_pid) ?? Number.NaN;
   const { stdout } = await run(process.execPath, [here('./signed_load_client.js'), url, agents_file, String(SECONDS), String(CONCURRENCY), motion_id], { maxBuffer: 1 << 20 });
-  return JSON.parse(stdout) as LoadResult;
+  const result = JSON.parse(stdout) as Omit<LoadResult, 'server_cpu_us_per_act'>;
+  const server_cpu_ms = (processCpuMs(server_pid) ?? Number.NaN) - cpu_before_ms;
+  return { ...result, server_cpu_us_per_act: (server_cpu_ms * 1000) / result.acts };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-signed-load-'));
@@ -63,9 +70,9 @@ try {
 
   const samples: { server: LoadResult; bare: LoadResult }[] = [];
   for (let i = 1; i <= RUNS; i++) {
-    samples.push({ server: await load(url, agents_file, motion_id), bare: await load(bare_url, agents_file, motion_id) });
+    samples.push({ server: await load(url, server.pid!, agents_file, motion_id), bare: await load(bare_url, bare.pid!, agents_file, motion_id) });
     const last = samples.at(-1)!;
-    console.log(`run ${i}/${RUNS}: server ${Math.round(last.server.acts_per_second)} acts/s (p50 ${last.server.p50_ms.toFixed(1)} ms, p99 ${last.server.p99_ms.toFixed(1)} ms) ${JSON.stringify(last.server.statuses)}; bare ${Math.round(last.bare.acts_per_second)} acts/s`);
+    console.log(`run ${i}/${RUNS}: server ${Math.round(last.server.acts_per_second)} acts/s (p50 ${last.server.p50_ms.toFixed(1)} ms, p99 ${last.server.p99_ms.toFixed(1)} ms, ${Math.round(last.server.server_cpu_us_per_act)} µs CPU/act, generator ${Math.round(last.server.generator_cpu_us_per_act)} µs/act) ${JSON.stringify(last.server.statuses)}; bare ${Math.round(last.bare.acts_per_second)} acts/s (${Math.round(last.bare.server_cpu_us_per_act)} µs CPU/act)`);
   }
   // LOAD_METRICS=FILE saves the server's /metrics after the runs (tick apply and commit times).
   if (process.env.LOAD_METRICS) writeFileSync(process.env.LOAD_METRICS, await (await fetch(`${url}/metrics`)).text());

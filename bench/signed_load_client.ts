@@ -56,9 +56,12 @@ async function worker(index: number): Promise<void> {
 }
 
 const started = performance.now();
+const cpu_before = process.cpuUsage();
 await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
 const seconds = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-console.log(JSON.stringify({ acts: latencies.length, acts_per_second: latencies.length / seconds, p50_ms: percentile(50), p99_ms: percentile(99), statuses }));
+const cpu = process.cpuUsage(cpu_before);
+const generator_cpu_us_per_act = (cpu.user + cpu.system) / latencies.length;
+console.log(JSON.stringify({ acts: latencies.length, generator_cpu_us_per_act, acts_per_second: latencies.length / seconds, p50_ms: percentile(50), p99_ms: percentile(99), statuses }));
 http_agent.destroy();

@@ -277,6 +277,18 @@ describe('the act endpoint and transport refusals', () => {
     expect([missing.status, missing.body.error]).toEqual([404, 'NOT_FOUND']);
     const wrong = await request(url, '/api/v1/ledger', { method: 'DELETE' });
     expect([wrong.status, wrong.body.error]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD');
+    const post_only = await request(url, '/api/v1/register', { method: 'GET' });
+    expect([post_only.status, post_only.headers.get('allow')]).toEqual([405, 'POST']);
+  });
+
+  it('routes HEAD to the GET route without a body, a trailing slash to the same route, and a path parameter decoded', async () => {
+    const head = await fetch(`${url}/api/v1/status`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'application/json; charset=utf-8', '']);
+    const slashed = await request(url, '/healthz/');
+    expect([slashed.status, typeof slashed.body.ledger_seq]).toEqual([200, 'number']);
+    const encoded = await request(url, '/api/v1/reputation/ag_%30000000000000000');
+    expect([encoded.status, encoded.body.error, encoded.body.message]).toEqual([404, 'UNKNOWN_AGENT', 'No member ag_0000000000000000.']);
   });
 
   it('gives every refusal code a status and a message, and the README lists exactly these', () => {

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from '../routes.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine.js';
@@ -25,7 +25,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * One-time grant links. The Founder asks for one (signed); the host makes the token,
  * the engine records only its hash; whoever opens the link first redeems it.
  */
-export function mountGrantRoutes(router: Router, deps: GrantDeps): void {
+export function mountGrantRoutes(router: Routes, deps: GrantDeps): void {
   router.post('/api/v1/grants', async (ctx) => {
     const request = parseOrThrow(GrantRequest, ctx.request.body, ['body']);
     const auth = deps.authenticator.authenticate(ctx, canonicalJson(request), 'primary');

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from '../routes.js';
 import type { Context, Middleware } from 'koa';
 import { REFUSALS } from '../../engine/refusals.js';
 import { activeMemberCount } from '../../engine/governance/membership.js';
@@ -36,7 +36,7 @@ const RECOVERY_REFUSED = { status: REFUSALS.RECOVERY_FAILED.status, body: { erro
  * signed cookie; pages show who is watching; a recorded observer payment (from the
  * webhook, nothing else) takes that id off the display.
  */
-export function mountObserverRoutes(router: Router, deps: ObserverDeps): void {
+export function mountObserverRoutes(router: Routes, deps: ObserverDeps): void {
   const { engine, watchers } = deps;
   const isUnwatched = (visitor_id: string) => engine.state.payments.observers[visitor_id] !== undefined;
   const frame = (ctx: Context, title: string) => pageFrame(deps, ctx, title);

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from '../routes.js';
 import type { Engine } from '../../engine/engine.js';
 import type { LmdbStore } from '../../engine/store/lmdb_store.js';
 import type { Authenticator } from '../authenticate.js';
@@ -70,7 +70,7 @@ export class Operations {
 }
 
 /** POST /operator/backup and /operator/restore-drill: signed by the Founder key, no body. */
-export function mountOperatorRoutes(router: Router, { operations, authenticator, engine }: { operations: Operations; authenticator: Authenticator; engine: Engine }): void {
+export function mountOperatorRoutes(router: Routes, { operations, authenticator, engine }: { operations: Operations; authenticator: Authenticator; engine: Engine }): void {
   const founderOnly = (ctx: Parameters<Authenticator['authenticate']>[0]) => {
     const { actor } = authenticator.authenticate(ctx, '', 'primary');
     if (actor !== engine.state.founder_agent_id) throw RefusalError.of('FOUNDER_ONLY');

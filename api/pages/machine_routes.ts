@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from '../routes.js';
 import type { Engine } from '../../engine/engine.js';
 import { CATALOGUE } from '../../engine/catalogue.js';
 import { escapeHtml } from '../../render/escape.js';
@@ -9,7 +9,7 @@ import { SIGNED_EXTRA_TOOLS } from '../../client/tools.js';
 const STATIC_PAGES = ['/', '/society', '/charter', '/prohibitions', '/for-agents', '/motions', '/ledger', '/treasury', '/world', '/dispatches', '/aether', '/reputation', '/health-page', '/society.md', '/motions.md', '/dispatches.md', '/world.md', '/reputation.md', '/aether.md', '/ledger.md', '/treasury.md', '/health-page.md'];
 
 /** Files for crawlers and agents: everything is crawlable. */
-export function mountMachineRoutes(router: Router, { engine, public_url }: { engine: Engine; public_url: string }): void {
+export function mountMachineRoutes(router: Routes, { engine, public_url }: { engine: Engine; public_url: string }): void {
   const document = openApiDocument();
 
   router.get('/robots.txt', (ctx) => {

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
 import { ayeShare, findMotion, isRefusal, rollView } from '../../engine/governance/motion_rules.js';
 import { isoAt } from '../../engine/time.js';
@@ -11,7 +11,7 @@ import type { PageDeps } from './page_routes.js';
 import { societyView } from './page_routes.js';
 
 /** The Markdown renderings of the human pages, for crawlers and agents. */
-export function mountMarkdownRoutes(router: Router, deps: PageDeps): void {
+export function mountMarkdownRoutes(router: Routes, deps: PageDeps): void {
   const { engine, store } = deps;
   const send = (ctx: Context, text: string) => {
     ctx.type = 'text/plain; charset=utf-8';
@@ -26,8 +26,9 @@ export function mountMarkdownRoutes(router: Router, deps: PageDeps): void {
     const motions = Object.values(engine.state.governance.motions).reverse().slice(0, 200);
     send(ctx, markdown('Motions', [mdTable(['motion', 'title', 'status', 'aye', 'nay', 'abstain'], motions.map((m) => [m.motion_id, m.title, m.status, m.tally.aye, m.tally.nay, m.tally.abstain]))]));
   });
-  router.get('/motions/:file', (ctx, next) => {
-    const id = /^(M-\d{4,}-[0-9a-f]{4})\.md$/.exec(ctx.params.file!)?.[1];
+  // Shares its pattern with the motion's HTML page, which answers when this passes.
+  router.get('/motions/:motion_id', (ctx, next) => {
+    const id = /^(M-\d{4,}-[0-9a-f]{4})\.md$/.exec(ctx.params.motion_id!)?.[1];
     if (!id) return next();
     const motion = findMotion(engine.state, id);
     if (isRefusal(motion)) return next();

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { findMotion, isRefusal, motionView, rollView } from '../../engine/governance/motion_rules.js';
@@ -44,7 +44,7 @@ export function societyView(deps: FrameDeps): SocietyView {
 }
 
 /** The human pages: server-rendered, read-only, the observation notice first on each. */
-export function mountPageRoutes(router: Router, deps: PageDeps): void {
+export function mountPageRoutes(router: Routes, deps: PageDeps): void {
   const { engine, store } = deps;
   const frame = (ctx: Context, title: string) => pageFrame(deps, ctx, title);
   const notFound = (ctx: Context, what: string) => {

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Routes } from '../routes.js';
 import type { Context, Middleware } from 'koa';
 import type { Engine } from '../../engine/engine.js';
 import { isActiveMember } from '../../engine/governance/membership.js';
@@ -31,7 +31,7 @@ async function callProcessor<T>(deps: PaymentDeps, where: string, call: () => Pr
  * body is the empty string); they change nothing in the engine: membership changes
  * only when the processor's webhook reports a payment.
  */
-export function mountMembershipRoutes(router: Router, deps: PaymentDeps): void {
+export function mountMembershipRoutes(router: Routes, deps: PaymentDeps): void {
   const { engine, authenticator } = deps;
   const signer = (ctx: Context) => authenticator.authenticate(ctx, '', 'primary').actor;
   const processorOr409 = () => {

@@ -1,0 +1,82 @@
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import type { Middleware, Next, ParameterizedContext } from 'koa';
+import compose from 'koa-compose';
+import { RefusalError } from './refusal_error.js';
+
+declare module 'koa' {
+  interface ExtendableContext {
+    /** The matched route's path parameters, decoded. */
+    params: Record<string, string>;
+    /** The matched route's pattern (never the raw URL), for metrics labels. */
+    route_pattern?: string;
+  }
+}
+
+export type RouteHandler = (ctx: ParameterizedContext, next: Next) => unknown;
+
+interface Route {
+  pattern: string;
+  handlers: RouteHandler[];
+  run?: Middleware;
+}
+
+const methods_served: HTTPMethod[] = ['GET', 'POST', 'PUT', 'DELETE'];
+
+/**
+ * The HTTP routes, on find-my-way's radix tree: a lookup costs the same with ten
+ * routes or two hundred (the linear matcher it replaced spent ~45 µs a request
+ * testing every pattern). A pattern registered twice runs its handlers in order,
+ * the first passing to the second with next(). HEAD is answered by the GET route.
+ */
+export class Routes {
+  private readonly tree = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
+  private readonly by_key = new Map<string, Route>();
+  private sealed = false;
+
+  get(path: string, ...handlers: RouteHandler[]): void {
+    this.on('GET', path, handlers);
+  }
+
+  post(path: string, ...handlers: RouteHandler[]): void {
+    this.on('POST', path, handlers);
+  }
+
+  /** The Koa middleware that dispatches; no route may be added after it is made. */
+  middleware(): Middleware {
+    this.sealed = true;
+    this.tree.compile();
+    return (ctx, next) => {
+      const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+      const found = methods_served.includes(method as HTTPMethod) ? this.tree.find(method as HTTPMethod, ctx.path) : null;
+      if (!found) return this.unrouted(ctx, next);
+      const route = found.store as Route;
+      ctx.params = found.params as Record<string, string>;
+      ctx.route_pattern = route.pattern;
+      route.run ??= route.handlers.length === 1 ? (route.handlers[0] as Middleware) : compose(route.handlers as Middleware[]);
+      return route.run(ctx, next);
+    };
+  }
+
+  private on(method: HTTPMethod, path: string, handlers: RouteHandler[]): void {
+    if (this.sealed) throw new Error(`route ${method} ${path} added after the routes were sealed`);
+    // The same pattern twice chains its handlers; the same shape under other parameter names is refused by the tree.
+    const key = `${method} ${path}`;
+    const existing = this.by_key.get(key);
+    if (existing) {
+      existing.handlers.push(...handlers);
+      return;
+    }
+    const route: Route = { pattern: path, handlers };
+    this.by_key.set(key, route);
+    this.tree.on(method, path, () => undefined, route);
+  }
+
+  /** No route for this method: 405 with Allow if another method has one, else on to the 404. */
+  private unrouted(ctx: ParameterizedContext, next: Next): unknown {
+    const allowed = methods_served.filter((method) => this.tree.find(method, ctx.path) !== null);
+    if (allowed.length === 0) return next();
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    const refusal = RefusalError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not served at ${ctx.path}; use ${allowed.join(', ')}.`).refusal;
+    throw new RefusalError(refusal, { Allow: allowed.join(', ') });
+  }
+}
