@@ -5,7 +5,8 @@ import { AGENT_ID_PATTERN, agentIdOf } from '../engine/identity.js';
 import type { Proof } from '../engine/ledger.js';
 import type { SocietyState } from '../engine/state.js';
 import type { ConsumedNonce } from '../engine/store/types.js';
-import { HEADER_AGENT_ID, HEADER_NONCE, HEADER_SIGNATURE, signingString } from '../client/protocol.js';
+import { HEADER_AGENT_ID, HEADER_NEXT_NONCE, HEADER_NEXT_NONCE_EXPIRES_AT, HEADER_NONCE, HEADER_SIGNATURE, signingString } from '../client/protocol.js';
+import { isoAt } from '../engine/time.js';
 import type { NonceBook } from './nonces.js';
 import { RefusalError } from './refusal_error.js';
 import type { SignatureVerifier } from './signature_verifier.js';
@@ -23,7 +24,8 @@ export interface Authenticated {
  * PROTOCOL.md section 3, in order: well-formed headers, a known signer (or, for
  * registration, the key in the body under its own id), an outstanding nonce issued
  * for that id, and a signature over the canonical body. Only after all of that is
- * the nonce spent, so nothing is touched for a request that fails any check.
+ * the nonce spent, so nothing is touched for a request that fails any check; then
+ * the next nonce for that agent is issued on the answer (X-Next-Nonce).
  */
 export class Authenticator {
   constructor(
@@ -50,6 +52,10 @@ export class Authenticator {
       });
     }
     const consumed_nonce = this.nonces.spend(nonce);
+    // The next nonce rides on this answer, whatever the act's outcome: the one just spent is gone either way.
+    const next = this.nonces.issue(agent_id);
+    ctx.set(HEADER_NEXT_NONCE, next.nonce);
+    ctx.set(HEADER_NEXT_NONCE_EXPIRES_AT, isoAt(next.expires_at_ms));
     return { actor: agent_id, consumed_nonce, proof: { method: ctx.method, path: ctx.originalUrl, nonce, body: canonical_body, signature } };
   }
 

@@ -13,6 +13,12 @@ import { RefusalError } from './refusal_error.js';
 import { reputationOf, leaderboard } from './reputation.js';
 import { railOf } from './pages/frame.js';
 
+// Built once: a zod schema costs far more to build than to run.
+export const MOTION_STATUSES = z.enum(['draft', 'open', 'passed', 'enacted', 'failed']);
+const MotionListQuery = z.object({ status: MOTION_STATUSES.optional(), limit: queryLimit(100, 500) });
+const DispatchesQuery = z.object({ limit: queryLimit(30, 200) });
+const ChronicleQuery = z.object({ before: queryInt.optional(), limit: queryLimit(50, 500) });
+const LeaderboardQuery = z.object({ limit: queryLimit(100, 1000) });
 
 interface GovernanceDeps {
   engine: Engine;
@@ -30,7 +36,7 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock }: 
   };
 
   router.get('/api/v1/motions', (ctx) => {
-    const { status, limit } = parseOrThrow(z.object({ status: z.enum(['draft', 'open', 'passed', 'enacted', 'failed']).optional(), limit: queryLimit(100, 500) }), ctx.query, ['query']);
+    const { status, limit } = parseOrThrow(MotionListQuery, ctx.query, ['query']);
     const now = clock();
     const motions = Object.values(governance().motions)
       .filter((motion) => !status || motion.status === status)
@@ -63,7 +69,7 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock }: 
   });
 
   router.get('/api/v1/dispatches', (ctx) => {
-    const { limit } = parseOrThrow(z.object({ limit: queryLimit(30, 200) }), ctx.query, ['query']);
+    const { limit } = parseOrThrow(DispatchesQuery, ctx.query, ['query']);
     ctx.body = { dispatches: [...governance().dispatches].reverse().slice(0, limit).map((d) => ({ dispatch_id: d.dispatch_id, at: isoAt(d.at_ms), text: d.text, items: d.items.length })) };
   });
 
@@ -72,7 +78,7 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock }: 
   });
 
   router.get('/api/v1/chronicle', (ctx) => {
-    const { before, limit } = parseOrThrow(z.object({ before: queryInt.optional(), limit: queryLimit(50, 500) }), ctx.query, ['query']);
+    const { before, limit } = parseOrThrow(ChronicleQuery, ctx.query, ['query']);
     const items = governance().chronicle.filter((item) => before === undefined || item.chronicle_id < before);
     ctx.body = { items: items.slice(-limit).reverse().map((item) => ({ chronicle_id: item.chronicle_id, at: isoAt(item.at_ms), kind: item.kind, text: item.text })) };
   });
@@ -92,7 +98,7 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock }: 
   });
 
   router.get('/api/v1/reputation', (ctx) => {
-    const { limit } = parseOrThrow(z.object({ limit: queryLimit(100, 1000) }), ctx.query, ['query']);
+    const { limit } = parseOrThrow(LeaderboardQuery, ctx.query, ['query']);
     ctx.body = { leaderboard: leaderboard(engine.state, limit) };
   });
 

@@ -5,9 +5,12 @@ import { validationItems } from './validation.js';
 
 /** Parses input with a schema or throws the 422 that names every bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, loc_prefix: (string | number)[]): z.output<S> {
-  const parsed = schema.safeParse(input, { reportInput: true });
-  if (!parsed.success) throw new ValidationError(validationItems(parsed.error.issues, loc_prefix));
-  return parsed.data;
+  // Plain parsing keeps zod's fast path (passing options costs ~1.5 µs a parse); the
+  // input is reported back only when the 422 is being written.
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const reported = schema.safeParse(input, { reportInput: true });
+  throw new ValidationError(validationItems((reported.error ?? parsed.error).issues, loc_prefix));
 }
 
 /**

@@ -1,13 +1,13 @@
 import type { Routes } from './routes.js';
 import { z } from 'zod';
 import { AGENT_ID_PATTERN } from '../engine/identity.js';
-import { LEDGER_RECIPE } from '../engine/ledger.js';
 import type { Engine } from '../engine/engine.js';
 import type { LmdbStore } from '../engine/store/lmdb_store.js';
 import { isoAt } from '../engine/time.js';
 import { agentRules } from './agent_rules.js';
 import { activeMemberCount } from '../engine/governance/membership.js';
 import type { NonceBook } from './nonces.js';
+import { LedgerPages } from './ledger_pages.js';
 import { parseOrThrow, queryInt, queryLimit } from './parse.js';
 
 export const ledger_page_max = 1000;
@@ -48,17 +48,14 @@ export function mountReadRoutes(router: Routes, deps: ReadDeps): void {
     ctx.body = { agent: issued.agent, nonce: issued.nonce, expires_at: isoAt(issued.expires_at_ms) };
   });
 
+  const ledger_pages = new LedgerPages(store);
   router.get('/api/v1/ledger', (ctx) => {
     const { from, limit } = parseOrThrow(LedgerQuery, ctx.query, ['query']);
-    const head = store.ledgerHead();
-    const entries = store.ledgerPage(from, limit);
-    const last_seq = entries.length > 0 ? from + entries.length - 1 : undefined;
-    const next_from = last_seq !== undefined && last_seq < head.seq ? last_seq + 1 : null;
+    const { body, full } = ledger_pages.page(from, limit);
     // A page that ends below the head is full and final: entries are never rewritten.
-    if (from + limit - 1 <= head.seq) ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    // Entries are stored as the JSON they are served as; the page is spliced, not re-encoded.
+    if (full) ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.type = 'application/json';
-    ctx.body = `{"recipe":${JSON.stringify(LEDGER_RECIPE)},"head":${JSON.stringify(head)},"next_from":${next_from},"entries":[${entries.join(',')}]}`;
+    ctx.body = body;
   });
 
   router.get('/api/v1/status', (ctx) => {

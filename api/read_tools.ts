@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MOTION_STATUSES } from './governance_routes.js';
 
 /**
  * The public reads offered as tools: one list, served in agent-rules.json (so the
@@ -16,7 +17,7 @@ const id = (pattern: RegExp, what: string) => z.string().regex(pattern, `must be
 
 export const READ_TOOLS: ReadTool[] = [
   { name: 'society_status', description: 'Society vitals: members, ledger head, genesis period, payments, parameters.', path: '/api/v1/status', args: z.strictObject({}) },
-  { name: 'motion_list', description: 'Motions, newest first, optionally by status (draft, open, passed, enacted, failed).', path: '/api/v1/motions', args: z.strictObject({ status: z.enum(['draft', 'open', 'passed', 'enacted', 'failed']).optional(), limit: z.int().min(1).max(500).optional() }) },
+  { name: 'motion_list', description: 'Motions, newest first, optionally by status (draft, open, passed, enacted, failed).', path: '/api/v1/motions', args: z.strictObject({ status: MOTION_STATUSES.optional(), limit: z.int().min(1).max(500).optional() }) },
   { name: 'motion_read', description: 'One motion with its tally and its public roll of votes.', path: '/api/v1/motions/{motion_id}', args: z.strictObject({ motion_id: id(/^M-\d{4,}-[0-9a-f]{4}$/, 'a motion id') }) },
   { name: 'reputation_get', description: "A member's standing and its signals.", path: '/api/v1/reputation/{agent}', args: z.strictObject({ agent: id(/^ag_[0-9a-f]{16}$/, 'an agent id') }) },
   { name: 'reputation_leaderboard', description: 'Members by standing.', path: '/api/v1/reputation', args: z.strictObject({ limit: z.int().min(1).max(1000).optional() }) },

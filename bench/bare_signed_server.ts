@@ -5,8 +5,8 @@ import canonicalizeJson from 'canonicalize';
 
 /**
  * The ceiling of a signed act: a bare node:http server that hands out nonces, and for
- * an act only parses the body, canonicalises it, and verifies the signature on a cached
- * KeyObject. No engine, no store. Prints its port.
+ * an act only parses the body, canonicalises it, verifies the signature on a cached
+ * KeyObject and hands over a next nonce. No engine, no store. Prints its port.
  */
 const agents = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { agent_id: string; jwk: { x: string } }[];
 const keys = new Map<string, KeyObject>(agents.map((a) => [a.agent_id, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: a.jwk.x }, format: 'jwk' })]));
@@ -29,6 +29,7 @@ const server = createServer((req, res) => {
     const ok = key !== undefined && verify(null, Buffer.from(text), key, Buffer.from(String(req.headers['x-signature']), 'base64url'));
     res.statusCode = ok ? 200 : 401;
     res.setHeader('content-type', 'application/json');
+    if (ok) res.setHeader('x-next-nonce', randomBytes(18).toString('base64url'));
     res.end(ok ? '{"ok":true}' : '{"error":"SIG_INVALID"}');
   });
 });

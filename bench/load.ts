@@ -4,46 +4,77 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { firstJsonLine } from './child.js';
+import { firstJsonLine, processCpuMs } from './child.js';
 
 const run = promisify(execFile);
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
-async function load(base: string, path: string, etag?: string): Promise<number> {
-  const { stdout } = await run(process.execPath, [here('./load_client.js'), base, path, '3', '16', ...(etag ? [etag] : [])]);
-  return (JSON.parse(stdout) as { rps: number }).rps;
+export interface ReadTarget {
+  path: string;
+  /** Send the ETag the path answered with, so a current copy is answered 304. */
+  revalidate?: boolean;
+}
+
+export interface ReadComparison {
+  server: number;
+  bare: number;
+  /** CPU each server spent per request (all its threads, Linux only). */
+  server_cpu_us: number;
+  bare_cpu_us: number;
+}
+
+async function load(base: string, pid: number, path: string, seconds: number, etag?: string): Promise<{ rps: number; cpu_us: number }> {
+  const cpu_before_ms = processCpuMs(pid) ?? Number.NaN;
+  const { stdout } = await run(process.execPath, [here('./load_client.js'), base, path, String(seconds), '16', ...(etag ? [etag] : [])]);
+  const { rps, requests, statuses } = JSON.parse(stdout) as { rps: number; requests: number; statuses: Record<string, number> };
+  const expected = etag ? '304' : '200';
+  if (Object.keys(statuses).some((status) => status !== expected)) throw new Error(`GET ${path} answered ${JSON.stringify(statuses)} under load, not only ${expected}`);
+  return { rps, cpu_us: (((processCpuMs(pid) ?? Number.NaN) - cpu_before_ms) * 1000) / requests };
 }
 
 /**
- * Public reads over the wire: the real server (embedded store, a few members so the
- * pages have content) against a bare node:http server answering the same bytes, both
- * loaded by a generator in a third process. Returns requests/s per path, both sides.
+ * Public reads over the wire against a running server: each target's bytes are taken
+ * from the server, a bare node:http server is started to answer exactly those bytes
+ * (and 304 to a matching If-None-Match), and both take the same load from a generator
+ * in another process, one target after the other. Requests/s per target, both sides.
  */
-export async function benchReads(): Promise<Record<string, { server: number; bare: number }>> {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-load-'));
-  const server = spawn(process.execPath, [here('../api/main.js')], { env: { ...process.env, DATA_DIR: dir, PORT: '0', READS_PER_SECOND: '1000000', READ_BURST: '1000000' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let bare: ChildProcess | undefined;
+export async function compareReads(base: string, server_pid: number, targets: ReadTarget[], seconds = 3): Promise<Record<string, ReadComparison>> {
+  const fixtures: Record<string, { type: string; body_base64: string; etag?: string }> = {};
+  for (const { path } of targets) {
+    const response = await fetch(base + path);
+    if (!response.ok) throw new Error(`read target ${path} answered ${response.status}`);
+    fixtures[path] = { type: response.headers.get('content-type')!, body_base64: Buffer.from(await response.arrayBuffer()).toString('base64'), ...(response.headers.get('etag') ? { etag: response.headers.get('etag')! } : {}) };
+  }
+  const bare: ChildProcess = spawn(process.execPath, [here('./bare_server.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
   try {
-    const base = (await firstJsonLine(server)).listening as string;
-    const chunk = '/api/v1/world/chunk/16/16';
-    const paths = ['/', '/world.md', chunk];
-    const fixtures: Record<string, { type: string; body_base64: string; etag?: string }> = {};
-    for (const path of paths) {
-      const response = await fetch(base + path);
-      fixtures[path] = { type: response.headers.get('content-type')!, body_base64: Buffer.from(await response.arrayBuffer()).toString('base64'), ...(response.headers.get('etag') ? { etag: response.headers.get('etag')! } : {}) };
-    }
-    bare = spawn(process.execPath, [here('./bare_server.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
     bare.stdin!.end(JSON.stringify(fixtures));
     const bare_base = `http://127.0.0.1:${(await firstJsonLine(bare)).port as number}`;
-    const results: Record<string, { server: number; bare: number }> = {};
-    for (const path of paths) {
-      const etag = path === chunk ? fixtures[path]!.etag : undefined;
-      results[path] = { server: await load(base, path, etag), bare: await load(bare_base, path, etag) };
+    const results: Record<string, ReadComparison> = {};
+    for (const { path, revalidate } of targets) {
+      const etag = revalidate ? fixtures[path]!.etag : undefined;
+      if (revalidate && !etag) throw new Error(`read target ${path} has no ETag to revalidate`);
+      const server = await load(base, server_pid, path, seconds, etag);
+      const ceiling = await load(bare_base, bare.pid!, path, seconds, etag);
+      results[`${path}${revalidate ? ' (If-None-Match)' : ''}`] = { server: server.rps, bare: ceiling.rps, server_cpu_us: server.cpu_us, bare_cpu_us: ceiling.cpu_us };
     }
     return results;
   } finally {
+    bare.kill('SIGTERM');
+  }
+}
+
+/**
+ * The read rows of npm run bench: the real server (embedded store, fresh society)
+ * on /, /world.md and a chunk answering 304, each beside the bare server.
+ */
+export async function benchReads(): Promise<Record<string, ReadComparison>> {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-load-'));
+  const server = spawn(process.execPath, [here('../api/main.js')], { env: { ...process.env, DATA_DIR: dir, PORT: '0', READS_PER_SECOND: '1000000', READ_BURST: '1000000' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const base = (await firstJsonLine(server)).listening as string;
+    return await compareReads(base, server.pid!, [{ path: '/' }, { path: '/world.md' }, { path: '/api/v1/world/chunk/16/16', revalidate: true }]);
+  } finally {
     server.kill('SIGTERM');
-    bare?.kill('SIGTERM');
     await new Promise((resolve) => server.once('exit', resolve));
     rmSync(dir, { recursive: true, force: true });
   }

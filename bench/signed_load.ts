@@ -1,104 +1,140 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { keyFromSeed } from '../client/keys.js';
-import { TesseraClient } from '../client/sdk.js';
+import { actLoad, type ActLoadResult, type NonceMode } from './act_load.js';
+import { firstJsonLine } from './child.js';
+import { compareReads, type ReadComparison } from './load.js';
+import { startLoadSociety, type SocietySize } from './load_society.js';
 import { machineLine, median } from './measure.js';
-import { firstJsonLine, processCpuMs } from './child.js';
 
 /**
- * npm run bench:load: signed acts over the wire. The real server (embedded store,
- * durable commits) and a bare node:http server that only parses and verifies (the
- * ceiling) each take the same load from a generator in another process: 64 agents,
- * each fetching a fresh nonce and sending a signed act (world_move, vote_cast) back to
- * back. Median of several runs; the section "Load run" of bench/RESULTS.md.
+ * npm run bench:load: the service over the wire, three sections.
+ *  1. Signed acts: 64 agents against the real server (embedded store, durable commits)
+ *     and against a bare node:http server that only parses and verifies (the ceiling),
+ *     with each act's nonce fetched first and with the nonce handed over by the previous answer.
+ *  2. The read mix: chunks with and without If-None-Match, a tile, the feed, motions,
+ *     a ledger page, each beside a bare server answering the same bytes.
+ *  3. Scaling: the cost of an act with 1k, 10k and 100k registered agents, and with a
+ *     ledger of 1M entries.
+ * Every figure is the median of LOAD_RUNS runs; the section "Load run" of bench/RESULTS.md.
+ * LOAD_SECTIONS=acts,reads,scaling picks sections; LOAD_PROFILE=DIR profiles the server
+ * of section 1; LOAD_METRICS=FILE saves its /metrics afterwards.
  */
-const run = promisify(execFile);
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const RUNS = Number(process.env.LOAD_RUNS ?? 3);
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 5);
+const SECTIONS = new Set((process.env.LOAD_SECTIONS ?? 'acts,reads,scaling').split(','));
 const CONCURRENCY = 64;
+const MODES: NonceMode[] = ['fetch', 'handover'];
+const MODE_LABEL: Record<NonceMode, string> = { fetch: 'nonce fetched before each act', handover: 'nonce handed over (X-Next-Nonce)' };
 
-interface LoadResult {
-  acts: number;
-  acts_per_second: number;
-  p50_ms: number;
-  p99_ms: number;
-  statuses: Record<string, number>;
-  /** CPU the generator spent per act, and the server (all its threads) per act. */
-  generator_cpu_us_per_act: number;
-  server_cpu_us_per_act: number;
-}
+const out: string[] = [
+  '## Load run: signed acts and reads over HTTP (`npm run bench:load`)',
+  '',
+  `Machine: ${machineLine()}; its ${cpus().length} cores are shared by the server, the load generator and the ceiling. ${RUNS} runs of each figure; medians. CPU per act is the loaded server's CPU time (all threads) over the acts it answered: a steadier figure than the rate on a shared machine.`,
+  '',
+];
 
-async function load(url: string, server_pid: number, agents_file: string, motion_id: string): Promise<LoadResult> {
-  const cpu_before_ms = processCpuMs(server_pid) ?? Number.NaN;
-  const { stdout } = await run(process.execPath, [here('./signed_load_client.js'), url, agents_file, String(SECONDS), String(CONCURRENCY), motion_id], { maxBuffer: 1 << 20 });
-  const result = JSON.parse(stdout) as Omit<LoadResult, 'server_cpu_us_per_act'>;
-  const server_cpu_ms = (processCpuMs(server_pid) ?? Number.NaN) - cpu_before_ms;
-  return { ...result, server_cpu_us_per_act: (server_cpu_ms * 1000) / result.acts };
-}
+const ms = (value: number) => value.toFixed(1);
+const whole = (value: number) => String(Math.round(value));
 
-const dir = mkdtempSync(join(tmpdir(), 'tessera-signed-load-'));
-const genesis_file = join(dir, 'genesis.json');
-writeFileSync(genesis_file, JSON.stringify({ params: { ap_at_registration: 1_000_000, ap_cap: 1_000_000, voting_window_seconds: 30 * 86_400 } }));
-// LOAD_PROFILE=DIR writes a CPU profile of the server under load into DIR (--cpu-prof).
-const profile_args = process.env.LOAD_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LOAD_PROFILE}`] : [];
-const server = spawn(process.execPath, [...profile_args, here('../api/main.js')], { env: { ...process.env, DATA_DIR: join(dir, 'data'), PORT: '0', GENESIS_FILE: genesis_file, READS_PER_SECOND: '1000000', READ_BURST: '1000000', BACKUP_EVERY_SECONDS: '0' }, stdio: ['ignore', 'pipe', 'ignore'] });
-let bare: ChildProcess | undefined;
-try {
-  const url = (await firstJsonLine(server)).listening as string;
-  const agents = await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string; d: string };
-      const key = await keyFromSeed(Buffer.from(jwk.d, 'base64url'));
-      return { agent_id: key.agent_id, jwk, key };
-    }),
-  );
-  for (const [i, agent] of agents.entries()) await new TesseraClient(url, agent.key).register(`loader-${i}`);
-  const author = new TesseraClient(url, agents[0]!.key);
-  const motion_id = (await author.act<{ motion_id: string }>('motion_propose', { title: 'The load motion', body: '', changes: [] })).result.motion_id;
-  await author.act('motion_open', { motion_id });
-  const agents_file = join(dir, 'agents.json');
-  writeFileSync(agents_file, JSON.stringify(agents.map(({ agent_id, jwk }) => ({ agent_id, jwk }))));
-  bare = spawn(process.execPath, [here('./bare_signed_server.js'), agents_file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const bare_url = `http://127.0.0.1:${(await firstJsonLine(bare)).port as number}`;
-
-  const samples: { server: LoadResult; bare: LoadResult }[] = [];
-  for (let i = 1; i <= RUNS; i++) {
-    samples.push({ server: await load(url, server.pid!, agents_file, motion_id), bare: await load(bare_url, bare.pid!, agents_file, motion_id) });
-    const last = samples.at(-1)!;
-    console.log(`run ${i}/${RUNS}: server ${Math.round(last.server.acts_per_second)} acts/s (p50 ${last.server.p50_ms.toFixed(1)} ms, p99 ${last.server.p99_ms.toFixed(1)} ms, ${Math.round(last.server.server_cpu_us_per_act)} µs CPU/act, generator ${Math.round(last.server.generator_cpu_us_per_act)} µs/act) ${JSON.stringify(last.server.statuses)}; bare ${Math.round(last.bare.acts_per_second)} acts/s (${Math.round(last.bare.server_cpu_us_per_act)} µs CPU/act)`);
+if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
+  const society = await startLoadSociety(CONCURRENCY, { members: CONCURRENCY, ledger_entries: 0 }, process.env.LOAD_PROFILE);
+  let bare: ChildProcess | undefined;
+  try {
+    if (SECTIONS.has('acts')) {
+      bare = spawn(process.execPath, [here('./bare_signed_server.js'), society.agents_file], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const bare_target = { ...society, url: `http://127.0.0.1:${(await firstJsonLine(bare)).port as number}`, pid: bare.pid! };
+      const samples: Record<NonceMode, { server: ActLoadResult; bare: ActLoadResult }[]> = { fetch: [], handover: [] };
+      for (let i = 1; i <= RUNS; i++) {
+        for (const mode of MODES) {
+          const sample = { server: await actLoad(society, mode, SECONDS, CONCURRENCY), bare: await actLoad(bare_target, mode, SECONDS, CONCURRENCY) };
+          samples[mode].push(sample);
+          console.log(`acts run ${i}/${RUNS}, ${mode}: server ${whole(sample.server.acts_per_second)}/s (p50 ${ms(sample.server.p50_ms)} ms, p99 ${ms(sample.server.p99_ms)} ms, ${whole(sample.server.server_cpu_us_per_act)} µs CPU/act) ${JSON.stringify(sample.server.statuses)}; ceiling ${whole(sample.bare.acts_per_second)}/s (${whole(sample.bare.server_cpu_us_per_act)} µs CPU/act)`);
+        }
+      }
+      if (process.env.LOAD_METRICS) writeFileSync(process.env.LOAD_METRICS, await (await fetch(`${society.url}/metrics`)).text());
+      out.push(
+        `### Signed acts, ${CONCURRENCY} agents`,
+        '',
+        `Each agent sends signed acts back to back (world_move and vote_cast alternating), a fresh nonce each, over its own keep-alive connection. Latency counts the nonce fetch where there is one. The ceiling is a bare node:http server that parses the body, canonicalises it and verifies the signature on a cached key (and hands over a next nonce), nothing else.`,
+        '',
+        '| nonce | server acts/s | ceiling acts/s | ratio | server p50 / p99 (ms) | ceiling p50 / p99 (ms) | server CPU µs/act | ceiling CPU µs/act | generator CPU µs/act |',
+        '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+        ...MODES.map((mode) => {
+          const m = (pick: (s: { server: ActLoadResult; bare: ActLoadResult }) => number) => median(samples[mode].map(pick));
+          return `| ${MODE_LABEL[mode]} | ${whole(m((s) => s.server.acts_per_second))} | ${whole(m((s) => s.bare.acts_per_second))} | ${m((s) => s.server.acts_per_second / s.bare.acts_per_second).toFixed(2)} | ${ms(m((s) => s.server.p50_ms))} / ${ms(m((s) => s.server.p99_ms))} | ${ms(m((s) => s.bare.p50_ms))} / ${ms(m((s) => s.bare.p99_ms))} | ${whole(m((s) => s.server.server_cpu_us_per_act))} | ${whole(m((s) => s.bare.server_cpu_us_per_act))} | ${whole(m((s) => s.server.generator_cpu_us_per_act))} |`;
+        }),
+        '',
+        `Statuses the server answered, last run: ${JSON.stringify(samples.handover.at(-1)!.server.statuses)} (a 409 would be a move into water or a refused vote: a full round trip all the same).`,
+        '',
+      );
+    }
+    if (SECTIONS.has('reads')) {
+      const chunk = '/api/v1/world/chunk/16/16';
+      const targets = [{ path: chunk }, { path: chunk, revalidate: true }, { path: '/api/v1/world/tile/1024/1024' }, { path: '/api/v1/aether/feed' }, { path: '/api/v1/motions' }, { path: '/api/v1/ledger?from=1&limit=100' }];
+      const samples: Record<string, ReadComparison>[] = [];
+      for (let i = 1; i <= RUNS; i++) {
+        samples.push(await compareReads(society.url, society.pid, targets, Math.min(SECONDS, 3)));
+        console.log(`reads run ${i}/${RUNS}: ${Object.entries(samples.at(-1)!).map(([path, r]) => `${path} ${whole(r.server)}/s vs ${whole(r.bare)}/s`).join('; ')}`);
+      }
+      out.push(
+        '### The read mix, 16 keep-alive connections',
+        '',
+        'Each read on its own, on the society the signed acts left behind, beside a bare node:http server answering the same bytes (and 304 to the same ETag). At these rates the one generator process is often the limit of both, so the rate ratio flatters; the CPU ratio (the ceiling\'s CPU per request over the server\'s) says how close the server works to the bare stack.',
+        '',
+        '| read | server req/s | ceiling req/s | rate ratio | server CPU µs/req | ceiling CPU µs/req | CPU ratio |',
+        '|---|---:|---:|---:|---:|---:|---:|',
+        ...Object.keys(samples[0]!).map((path) => {
+          const m = (pick: (r: ReadComparison) => number) => median(samples.map((sample) => pick(sample[path]!)));
+          return `| \`GET ${path}\` | ${whole(m((r) => r.server))} | ${whole(m((r) => r.bare))} | ${m((r) => r.server / r.bare).toFixed(2)} | ${whole(m((r) => r.server_cpu_us))} | ${whole(m((r) => r.bare_cpu_us))} | ${m((r) => r.bare_cpu_us / r.server_cpu_us).toFixed(2)} |`;
+        }),
+        '',
+      );
+    }
+  } finally {
+    bare?.kill('SIGTERM');
+    await society.stop();
   }
-  // LOAD_METRICS=FILE saves the server's /metrics after the runs (tick apply and commit times).
-  if (process.env.LOAD_METRICS) writeFileSync(process.env.LOAD_METRICS, await (await fetch(`${url}/metrics`)).text());
-  const m = (pick: (s: { server: LoadResult; bare: LoadResult }) => number) => median(samples.map(pick));
-  const section = [
-    '## Load run: signed acts over HTTP (`npm run bench:load`)',
-    '',
-    `Machine: ${machineLine()} (${cpus().length} cores shared by server, generator and ceiling). ${RUNS} runs of ${SECONDS} s, ${CONCURRENCY} agents, each fetching a nonce and sending a signed act (world_move and vote_cast alternating), back to back; medians.`,
-    '',
-    '| | acts/s | p50 (ms) | p99 (ms) |',
-    '|---|---:|---:|---:|',
-    `| the server: signature, nonce, engine, durable LMDB commit | ${Math.round(m((s) => s.server.acts_per_second))} | ${m((s) => s.server.p50_ms).toFixed(1)} | ${m((s) => s.server.p99_ms).toFixed(1)} |`,
-    `| ceiling: bare node:http, parse + canonicalise + verify only | ${Math.round(m((s) => s.bare.acts_per_second))} | ${m((s) => s.bare.p50_ms).toFixed(1)} | ${m((s) => s.bare.p99_ms).toFixed(1)} |`,
-    `| ratio to the ceiling | ${m((s) => s.server.acts_per_second / s.bare.acts_per_second).toFixed(2)} | | |`,
-    '',
-    `Statuses the server answered, last run: ${JSON.stringify(samples.at(-1)!.server.statuses)} (409s are moves into water or votes refused by the rules: full round trips all the same).`,
-    '',
-  ].join('\n');
-  const results_file = here('../../bench/RESULTS.md');
-  const current = readFileSync(results_file, 'utf8');
-  const kept = current.includes('## Load run') ? current.slice(0, current.indexOf('## Load run')) : `${current.trimEnd()}\n\n`;
-  writeFileSync(results_file, kept + section);
-  console.log(section);
-} finally {
-  server.kill('SIGTERM');
-  bare?.kill('SIGTERM');
-  await new Promise((resolve) => server.once('exit', resolve));
-  rmSync(dir, { recursive: true, force: true });
 }
+
+if (SECTIONS.has('scaling')) {
+  const sizes: (SocietySize & { label: string })[] = [
+    { label: '1,000 agents', members: 1_000, ledger_entries: 0 },
+    { label: '10,000 agents', members: 10_000, ledger_entries: 0 },
+    { label: '100,000 agents', members: 100_000, ledger_entries: 0 },
+    { label: '1,000 agents, 1,000,000 ledger entries', members: 1_000, ledger_entries: 1_000_000 },
+  ];
+  const rows: string[] = [];
+  for (const size of sizes) {
+    const started = performance.now();
+    const society = await startLoadSociety(CONCURRENCY, size);
+    const seeded_seconds = (performance.now() - started) / 1000;
+    try {
+      const samples: ActLoadResult[] = [];
+      for (let i = 0; i < RUNS; i++) samples.push(await actLoad(society, 'handover', Math.min(SECONDS, 3), CONCURRENCY));
+      const m = (pick: (s: ActLoadResult) => number) => median(samples.map(pick));
+      console.log(`scaling, ${size.label} (ledger at seq ${society.ledger_seq}, ready in ${seeded_seconds.toFixed(0)} s): ${whole(m((s) => s.acts_per_second))} acts/s, ${whole(m((s) => s.server_cpu_us_per_act))} µs CPU/act`);
+      rows.push(`| ${size.label} | ${society.ledger_seq.toLocaleString('en')} | ${whole(m((s) => s.acts_per_second))} | ${whole(m((s) => s.server_cpu_us_per_act))} | ${ms(m((s) => s.p50_ms))} / ${ms(m((s) => s.p99_ms))} |`);
+    } finally {
+      await society.stop();
+    }
+  }
+  out.push(
+    '### How the cost of an act grows',
+    '',
+    `The same ${CONCURRENCY} loaders (nonce handed over) in societies of different sizes, grown through the engine before the server starts; the other agents are registered and idle.`,
+    '',
+    '| society | ledger entries at start | acts/s | server CPU µs/act | p50 / p99 (ms) |',
+    '|---|---:|---:|---:|---:|',
+    ...rows,
+    '',
+  );
+}
+
+const results_file = here('../../bench/RESULTS.md');
+const current = readFileSync(results_file, 'utf8');
+const kept = current.includes('## Load run') ? current.slice(0, current.indexOf('## Load run')) : `${current.trimEnd()}\n\n`;
+writeFileSync(results_file, kept + out.join('\n'));
+console.log(out.join('\n'));

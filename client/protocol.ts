@@ -9,6 +9,13 @@ export const SIGNATURE_SCHEME = 'society-sig-v1';
 export const HEADER_AGENT_ID = 'x-agent-id';
 export const HEADER_NONCE = 'x-nonce';
 export const HEADER_SIGNATURE = 'x-signature';
+/**
+ * On the answer to every request whose signature held: a fresh nonce for the same
+ * agent and when it expires, so an agent acting in a loop needs no GET /api/v1/nonce
+ * between acts (one round trip per act instead of two).
+ */
+export const HEADER_NEXT_NONCE = 'x-next-nonce';
+export const HEADER_NEXT_NONCE_EXPIRES_AT = 'x-next-nonce-expires-at';
 
 export interface SigningInput {
   method: string;

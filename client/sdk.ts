@@ -1,7 +1,7 @@
 import type { AgentKey } from './keys.js';
 import { solveChallenge, type PomChallenge } from './pom_solver.js';
 import { signText } from './keys.js';
-import { HEADER_AGENT_ID, HEADER_NONCE, HEADER_SIGNATURE, canonicalBody, sha256Hex, signingString } from './protocol.js';
+import { HEADER_AGENT_ID, HEADER_NEXT_NONCE, HEADER_NONCE, HEADER_SIGNATURE, canonicalBody, sha256Hex, signingString } from './protocol.js';
 
 /** A refusal from the service, with its code and the whole body for details. */
 export class TesseraError extends Error {
@@ -30,11 +30,17 @@ export interface PomAnswer {
 
 /**
  * A small typed SDK over fetch. It signs every state-changing request with the
- * agent's key, fetching a fresh nonce each time; bodies are sent exactly as they
- * are signed, with every declared default written out.
+ * agent's key, with the nonce the previous answer carried (X-Next-Nonce) or else a
+ * fresh one from GET /api/v1/nonce; bodies are sent exactly as they are signed,
+ * with every declared default written out.
  */
+/** Nonces live 300 s (PROTOCOL.md section 3); one older than this is left alone, as it might expire in flight. */
+const next_nonce_used_within_ms = 240_000;
+
 export class TesseraClient {
   readonly base_url: string;
+  /** Per agent id, the nonce the last signed answer handed over, unused so far. */
+  private readonly next_nonces = new Map<string, { nonce: string; received_at_ms: number }>();
 
   constructor(
     base_url: string,
@@ -53,9 +59,23 @@ export class TesseraClient {
     return (await this.get<{ nonce: string }>(`/api/v1/nonce?agent=${encodeURIComponent(agent_id)}`)).nonce;
   }
 
-  /** Signs and sends one request; `signer` defaults to the client's key, `agent_id` to the signer's id. */
+  /**
+   * Signs and sends one request; `signer` defaults to the client's key, `agent_id` to
+   * the signer's id. A handed-over nonce that the server no longer knows (it
+   * restarted, or it expired) is refused before anything is touched, so the request
+   * is then signed again once with a fresh nonce.
+   */
   async signed<T = unknown>(method: string, path: string, body: unknown, signer = this.requireKey(), agent_id = signer.agent_id): Promise<T> {
-    const nonce = await this.nonce(agent_id);
+    const handed_over = this.takeNextNonce(agent_id);
+    try {
+      return await this.signedWith<T>(handed_over ?? (await this.nonce(agent_id)), method, path, body, signer, agent_id);
+    } catch (error) {
+      if (!handed_over || !(error instanceof TesseraError) || error.code !== 'NONCE_INVALID') throw error;
+      return this.signedWith<T>(await this.nonce(agent_id), method, path, body, signer, agent_id);
+    }
+  }
+
+  private async signedWith<T>(nonce: string, method: string, path: string, body: unknown, signer: AgentKey, agent_id: string): Promise<T> {
     const canonical = canonicalBody(body);
     const text = signingString({ method, path, agent_id, nonce, body_sha256: await sha256Hex(canonical) });
     const headers: Record<string, string> = {
@@ -65,7 +85,19 @@ export class TesseraClient {
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await this.fetcher(this.base_url + path, { method, headers, ...(body !== undefined ? { body: canonical } : {}) });
+    const next = response.headers.get(HEADER_NEXT_NONCE);
+    if (next) this.next_nonces.set(agent_id, { nonce: next, received_at_ms: Date.now() });
     return (await this.decode(response)) as T;
+  }
+
+  /**
+   * The handed-over nonce for this agent, used at most once, and only while young: its
+   * age is measured on this machine's clock, so a skewed clock cannot matter.
+   */
+  private takeNextNonce(agent_id: string): string | undefined {
+    const next = this.next_nonces.get(agent_id);
+    this.next_nonces.delete(agent_id);
+    return next && Date.now() - next.received_at_ms < next_nonce_used_within_ms ? next.nonce : undefined;
   }
 
   register(handle: string, options: { declared_runtime?: string; backup_pubkey?: string | null } = {}) {

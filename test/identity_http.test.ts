@@ -331,4 +331,18 @@ describe('reads', () => {
     const negative = await request(url, '/api/v1/ledger?from=-1');
     expect(negative.status).toBe(422);
   });
+
+  it('keeps a full page the same while the head and next_from around it move on', async () => {
+    const head = society.store.ledgerHead().seq;
+    const full = await request(url, `/api/v1/ledger?from=${head - 1}&limit=2`);
+    expect([full.body.next_from, full.headers.get('cache-control')]).toEqual([null, 'public, max-age=31536000, immutable']);
+    const partial = await request(url, `/api/v1/ledger?from=${head}&limit=5`);
+    expect([partial.body.entries.length, partial.headers.get('cache-control')]).toEqual([1, null]);
+    await new TesseraClient(url, await generateKey()).register('page-turner');
+    const later = await request(url, `/api/v1/ledger?from=${head - 1}&limit=2`);
+    expect(later.body.entries).toEqual(full.body.entries);
+    expect([later.body.head.seq, later.body.next_from]).toEqual([head + 1, head + 1]);
+    const grown = await request(url, `/api/v1/ledger?from=${head}&limit=5`);
+    expect(grown.body.entries.map((entry: { seq: number }) => entry.seq)).toEqual([head, head + 1]);
+  });
 });

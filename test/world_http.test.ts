@@ -17,10 +17,6 @@ beforeAll(async () => {
 afterAll(async () => society.destroy());
 afterEach(() => expect(society.bugs).toEqual([]));
 
-async function ledgerTail(count: number): Promise<any[]> {
-  const head = society.store.ledgerHead().seq;
-  return (await request(url, `/api/v1/ledger?from=${Math.max(1, head - count + 1)}&limit=${count}`)).body.entries;
-}
 
 describe('joining the world', () => {
   it('spawns a member on land near the centre with AP at registration, and reveals around it', async () => {

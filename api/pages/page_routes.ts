@@ -15,10 +15,15 @@ import { forAgentsPage, healthPage, homePage, societyPage, type SocietyView } fr
 import { feedPage, messageView } from '../aether_routes.js';
 import { parseOrThrow, queryInt } from '../parse.js';
 import { GENESIS_NOTE } from '../read_routes.js';
+import { MOTION_STATUSES } from '../governance_routes.js';
 import { leaderboard, reputationOf } from '../reputation.js';
 import { pageFrame, type FrameDeps } from './frame.js';
 
 const page_size = 50;
+
+const MotionsPageQuery = z.object({ status: MOTION_STATUSES.optional() });
+const BeforeIdQuery = z.object({ before_id: queryInt.optional() });
+const BeforeQuery = z.object({ before: queryInt.optional() });
 
 export interface PageDeps extends FrameDeps {
   clock: () => number;
@@ -92,7 +97,7 @@ export function mountPageRoutes(router: Routes, deps: PageDeps): void {
   });
 
   router.get('/motions', (ctx) => {
-    const { status } = parseOrThrow(z.object({ status: z.enum(['draft', 'open', 'passed', 'enacted', 'failed']).optional() }), ctx.query, ['query']);
+    const { status } = parseOrThrow(MotionsPageQuery, ctx.query, ['query']);
     const motions = Object.values(engine.state.governance.motions).filter((m) => !status || m.status === status).reverse().slice(0, 200);
     ctx.body = motionsPage(frame(ctx, 'Motions'), motions, status);
   });
@@ -103,14 +108,14 @@ export function mountPageRoutes(router: Routes, deps: PageDeps): void {
     ctx.body = motionPage(frame(ctx, `Motion ${motion.motion_id}`), { ...view, roll: rollView(motion) });
   });
   router.get('/dispatches', (ctx) => {
-    const { before_id } = parseOrThrow(z.object({ before_id: queryInt.optional() }), ctx.query, ['query']);
+    const { before_id } = parseOrThrow(BeforeIdQuery, ctx.query, ['query']);
     const all = engine.state.governance.dispatches.filter((d) => before_id === undefined || d.dispatch_id < before_id);
     const shown = all.slice(-page_size).reverse();
     ctx.body = dispatchesPage(frame(ctx, 'Dispatches'), shown.map((d) => ({ dispatch_id: d.dispatch_id, at: isoAt(d.at_ms), text: d.text })), all.length > page_size ? shown.at(-1)!.dispatch_id : null);
   });
 
   router.get('/ledger', (ctx) => {
-    const { before } = parseOrThrow(z.object({ before: queryInt.optional() }), ctx.query, ['query']);
+    const { before } = parseOrThrow(BeforeQuery, ctx.query, ['query']);
     const end = Math.min(store.ledgerHead().seq, before === undefined ? Number.MAX_SAFE_INTEGER : before - 1);
     const from = Math.max(1, end - page_size + 1);
     const entries = store.ledgerPage(from, end - from + 1).map((json) => JSON.parse(json) as { seq: number; at: string; event_type: string; actor: string }).reverse();
@@ -124,7 +129,7 @@ export function mountPageRoutes(router: Routes, deps: PageDeps): void {
   });
 
   router.get('/aether', (ctx) => {
-    const { before_id } = parseOrThrow(z.object({ before_id: queryInt.optional() }), ctx.query, ['query']);
+    const { before_id } = parseOrThrow(BeforeIdQuery, ctx.query, ['query']);
     const messages = engine.state.aether.messages;
     const upto = before_id === undefined ? messages : messages.slice(0, Math.max(0, before_id - 1));
     const shown = feedPage(upto, undefined, page_size, deps.clock()).map(messageView);

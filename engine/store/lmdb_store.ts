@@ -1,6 +1,5 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { TickRecord } from '../apply.js';
-import type { ChainedEntry } from '../ledger.js';
 import { GENESIS_PREV_HASH, type LedgerHead, type StateImage } from '../state.js';
 import type { ConsumedNonce, EngineStore, TickCommit } from './types.js';
 

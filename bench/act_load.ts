@@ -1,0 +1,38 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { processCpuMs } from './child.js';
+
+const run = promisify(execFile);
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+/** How each act gets its nonce: GET /api/v1/nonce first, or the X-Next-Nonce of the previous answer. */
+export type NonceMode = 'fetch' | 'handover';
+
+export interface ActLoadResult {
+  acts: number;
+  acts_per_second: number;
+  p50_ms: number;
+  p99_ms: number;
+  statuses: Record<string, number>;
+  generator_cpu_us_per_act: number;
+  /** CPU the loaded server spent per act, all its threads (Linux only). */
+  server_cpu_us_per_act: number;
+}
+
+export interface ActLoadTarget {
+  url: string;
+  pid: number;
+  agents_file: string;
+  motion_id: string;
+}
+
+/** One load of signed acts from the generator process (bench/signed_load_client.ts) against one server. */
+export async function actLoad(target: ActLoadTarget, mode: NonceMode, seconds: number, concurrency: number): Promise<ActLoadResult> {
+  const cpu_before_ms = processCpuMs(target.pid) ?? Number.NaN;
+  const args = [here('./signed_load_client.js'), target.url, target.agents_file, String(seconds), String(concurrency), target.motion_id, mode];
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
+  const result = JSON.parse(stdout) as Omit<ActLoadResult, 'server_cpu_us_per_act'>;
+  const server_cpu_ms = (processCpuMs(target.pid) ?? Number.NaN) - cpu_before_ms;
+  return { ...result, server_cpu_us_per_act: (server_cpu_ms * 1000) / result.acts };
+}
