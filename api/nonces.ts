@@ -10,6 +10,8 @@ export interface NonceBookOptions {
   outstanding_total_max?: number;
 }
 
+const nonce_bytes = 18;
+
 interface Outstanding {
   agent_id: string;
   expires_at_ms: number;
@@ -28,6 +30,8 @@ export class NonceBook {
   /** Insertion order is issue order, so the first key is the oldest. */
   private readonly outstanding = new Map<string, Outstanding>();
   private readonly by_agent = new Map<string, string[]>();
+  private random_pool = Buffer.alloc(0);
+  private random_offset = 0;
 
   constructor(private readonly options: NonceBookOptions) {
     this.nonce_ttl_seconds = options.nonce_ttl_seconds ?? 300;
@@ -40,7 +44,7 @@ export class NonceBook {
   }
 
   issue(agent_id: string): { agent: string; nonce: string; expires_at_ms: number } {
-    const nonce = randomBytes(18).toString('base64url');
+    const nonce = this.randomNonce();
     const expires_at_ms = this.options.clock() + this.nonce_ttl_seconds * 1000;
     const mine = this.by_agent.get(agent_id) ?? [];
     while (mine.length >= this.per_agent_max) this.drop(mine[0]!);
@@ -49,6 +53,22 @@ export class NonceBook {
     mine.push(nonce);
     this.by_agent.set(agent_id, mine);
     return { agent: agent_id, nonce, expires_at_ms };
+  }
+
+  /**
+   * 144 random bits, base64url. The bytes come from the CSPRNG a few kilobytes at a
+   * time: one system call per 227 nonces instead of one each (~6 µs each under load).
+   */
+  private randomNonce(): string {
+    if (this.random_offset + nonce_bytes > this.random_pool.length) {
+      this.random_pool = randomBytes(nonce_bytes * 227);
+      this.random_offset = 0;
+    }
+    const nonce = this.random_pool.toString('base64url', this.random_offset, this.random_offset + nonce_bytes);
+    // Each byte is handed out once only.
+    this.random_pool.fill(0, this.random_offset, this.random_offset + nonce_bytes);
+    this.random_offset += nonce_bytes;
+    return nonce;
   }
 
   /** True if the nonce was issued for this agent, is unspent and has not expired. */

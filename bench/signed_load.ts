@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { actLoad, type ActLoadResult, type NonceMode } from './act_load.js';
+import { actLoad, type ActLoadResult, type ActLoadTarget, type NonceMode } from './act_load.js';
 import { firstJsonLine } from './child.js';
 import { compareReads, type ReadComparison } from './load.js';
 import { startLoadSociety, type SocietySize } from './load_society.js';
@@ -36,6 +36,11 @@ const out: string[] = [
   '',
 ];
 
+/** A short load that is not counted: the first seconds of a fresh server are compilation, not service. */
+async function warmUp(target: ActLoadTarget): Promise<void> {
+  await actLoad(target, 'handover', 2, CONCURRENCY);
+}
+
 const ms = (value: number) => value.toFixed(1);
 const whole = (value: number) => String(Math.round(value));
 
@@ -47,6 +52,7 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
       bare = spawn(process.execPath, [here('./bare_signed_server.js'), society.agents_file], { stdio: ['ignore', 'pipe', 'inherit'] });
       const bare_target = { ...society, url: `http://127.0.0.1:${(await firstJsonLine(bare)).port as number}`, pid: bare.pid! };
       const samples: Record<NonceMode, { server: ActLoadResult; bare: ActLoadResult }[]> = { fetch: [], handover: [] };
+      await warmUp(society);
       for (let i = 1; i <= RUNS; i++) {
         for (const mode of MODES) {
           const sample = { server: await actLoad(society, mode, SECONDS, CONCURRENCY), bare: await actLoad(bare_target, mode, SECONDS, CONCURRENCY) };
@@ -113,7 +119,8 @@ if (SECTIONS.has('scaling')) {
     const seeded_seconds = (performance.now() - started) / 1000;
     try {
       const samples: ActLoadResult[] = [];
-      for (let i = 0; i < RUNS; i++) samples.push(await actLoad(society, 'handover', Math.min(SECONDS, 3), CONCURRENCY));
+      await warmUp(society);
+      for (let i = 0; i < RUNS; i++) samples.push(await actLoad(society, 'handover', SECONDS, CONCURRENCY));
       const m = (pick: (s: ActLoadResult) => number) => median(samples.map(pick));
       console.log(`scaling, ${size.label} (ledger at seq ${society.ledger_seq}, ready in ${seeded_seconds.toFixed(0)} s): ${whole(m((s) => s.acts_per_second))} acts/s, ${whole(m((s) => s.server_cpu_us_per_act))} µs CPU/act`);
       rows.push(`| ${size.label} | ${society.ledger_seq.toLocaleString('en')} | ${whole(m((s) => s.acts_per_second))} | ${whole(m((s) => s.server_cpu_us_per_act))} | ${ms(m((s) => s.p50_ms))} / ${ms(m((s) => s.p99_ms))} |`);

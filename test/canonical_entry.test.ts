@@ -6,13 +6,24 @@ import { canonicalEntry, chainEntry, entryHash } from '../engine/ledger.js';
 
 // Printable text in every script, and ASCII including control characters (escapes).
 const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'binary-ascii', maxLength: 40 }));
+// Keys in any order, with the awkward ones: integer-like keys enumerate first in JavaScript, and "__proto__" is special to assignment.
+const key = fc.oneof(text, fc.nat(20).map(String), fc.constant('__proto__'));
 const json_value = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(text, tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+  ),
 })).value;
 
 const proof = fc.record({ method: fc.constantFrom('POST', 'GET'), path: text, nonce: text, body: text, signature: text });
 const unhashed = fc.record(
-  { seq: fc.nat(), prev_hash: fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), at: text, event_type: text, actor: text, data: fc.dictionary(text, json_value, { maxKeys: 6 }), proof },
+  { seq: fc.nat(), prev_hash: fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), at: text, event_type: text, actor: text, data: fc.dictionary(key, json_value, { maxKeys: 6 }), proof },
   { requiredKeys: ['seq', 'prev_hash', 'at', 'event_type', 'actor', 'data'] },
 );
 
@@ -27,6 +38,10 @@ describe('the canonical JSON fast path', () => {
     // Integer-like keys enumerate first whatever their order; JCS sorts them as text.
     expect(canonicalJson({ '9': 1, '10': 2, a: 3 })).toBe('{"10":2,"9":1,"a":3}');
     expect(canonicalJson({ a: 1, b: { c: [1, 2, { d: null, e: 'x' }] } })).toBe('{"a":1,"b":{"c":[1,2,{"d":null,"e":"x"}]}}');
+    expect(canonicalJson({ payload: { motion_id: 'M-1', choice: 'aye' }, act: 'vote_cast', puzzle_solution: null })).toBe('{"act":"vote_cast","payload":{"choice":"aye","motion_id":"M-1"},"puzzle_solution":null}');
+    expect(canonicalJson({ b: -0, a: 1e21, c: 0.1 })).toBe('{"a":1e+21,"b":0,"c":0.1}');
+    expect(() => canonicalJson({ b: 1, a: '\ud800' })).toThrow();
+    expect(canonicalJson(JSON.parse('{"z":1,"__proto__":{"b":2,"a":1}}'))).toBe('{"__proto__":{"a":1,"b":2},"z":1}');
   });
 });
 
