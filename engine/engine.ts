@@ -51,12 +51,19 @@ interface Pending {
  * One queue of actions, applied in order by ticks. A tick applies up to
  * actions_per_tick_max actions against the in-memory state, then hands its log
  * record, ledger entries and spent nonces to the store as one transaction; its
- * callers are answered only when that transaction is durable. The next tick may
- * apply while the previous one commits, and LMDB folds queued ticks into one write.
+ * callers are answered only when that transaction is durable. Group commit: while
+ * one tick's commit is in flight no other tick starts, so everything that arrives
+ * meanwhile becomes the next tick, one transaction. Under load that halves the
+ * ticks (and their per-commit cost) against starting a tick at every turn, at no
+ * cost in latency: the next transaction would have waited for this one anyway.
  */
 export class Engine {
   private queue: Pending[] = [];
   private tick_scheduled = false;
+  /** Tick commits handed to the store and not yet durable. */
+  private commits_in_flight = 0;
+  /** A tick was asked for while a commit was in flight; it runs when that commit lands. */
+  private tick_wanted = false;
   private reloading = false;
   private ticks_since_snapshot = 0;
   private readonly actions_per_tick_max: number;
@@ -100,12 +107,17 @@ export class Engine {
 
   /** Resolves when every tick so far is durable. */
   async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.tick_scheduled || this.reloading) await new Promise((r) => setImmediate(r));
+    while (this.queue.length > 0 || this.tick_scheduled || this.tick_wanted || this.reloading) await new Promise((r) => setImmediate(r));
     await this.store.flushed();
   }
 
   private schedule(): void {
     if (this.tick_scheduled || this.reloading) return;
+    if (this.commits_in_flight > 0) {
+      this.tick_wanted = true;
+      return;
+    }
+    this.tick_wanted = false;
     this.tick_scheduled = true;
     setImmediate(() => {
       this.tick_scheduled = false;
@@ -180,8 +192,11 @@ export class Engine {
       }
     }
     const applied_ms = this.options.monotonic_ms?.() ?? 0;
+    this.commits_in_flight++;
     this.store.commitTick(commit).then(
       () => {
+        this.commits_in_flight--;
+        if (this.tick_wanted || this.queue.length > 0) this.schedule();
         batch.forEach((pending, index) => pending.resolve(answers[index]!));
         if (this.options.on_tick) {
           const committed_ms = this.options.monotonic_ms?.() ?? 0;
@@ -190,6 +205,7 @@ export class Engine {
         }
       },
       (error) => {
+        this.commits_in_flight--;
         batch.forEach((pending) => pending.resolve(refuse('INTERNAL')));
         this.options.on_fatal?.(error);
       },

@@ -123,6 +123,37 @@ describe('determinism', () => {
   });
 });
 
+describe('group commit', () => {
+  it('starts no tick while a commit is in flight, and folds what arrived meanwhile into one tick', async () => {
+    const dir = tempDir();
+    const founder = await generateKey();
+    const { store, engine } = await openEngine(dir, founder, () => Date.parse('2026-11-21T10:00:00Z'));
+    cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const actions_per_commit: number[] = [];
+    const commit = store.commitTick.bind(store);
+    store.commitTick = async (tick) => {
+      actions_per_commit.push(tick.record?.actions.length ?? 0);
+      if (actions_per_commit.length === 1) await gate;
+      return commit(tick);
+    };
+    const register = async () => {
+      const key = await generateKey();
+      return engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `grouped-${key.agent_id.slice(-6)}`, declared_runtime: '', backup_pubkey: null } });
+    };
+    const first = register();
+    while (actions_per_commit.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const rest = await Promise.all(Array.from({ length: 5 }, () => register()).map((pending) => Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve('waiting'), 30))])));
+    expect([actions_per_commit, rest]).toEqual([[1], ['waiting', 'waiting', 'waiting', 'waiting', 'waiting']]);
+    release();
+    expect((await first).ok).toBe(true);
+    await engine.drain();
+    expect(actions_per_commit).toEqual([1, 5]);
+    expect(engine.state.agents.size).toBe(1 + 6);
+  });
+});
+
 describe('a fault inside the engine', () => {
   it('answers the faulty action INTERNAL, keeps its tick-mates, and leaves state equal to a replay', async () => {
     const dir = tempDir();
