@@ -7,7 +7,8 @@ import { RefusalError } from './refusal_error.js';
  */
 export function requireJsonBodies(): Middleware {
   return async (ctx, next) => {
-    if (ctx.method === 'POST' && ctx.request.length !== 0 && (ctx.request.length || ctx.get('transfer-encoding'))) {
+    const length = ctx.method === 'POST' ? ctx.request.length : 0;
+    if (length !== 0 && (length || ctx.get('transfer-encoding'))) {
       if (!ctx.is('application/json')) throw RefusalError.of('UNSUPPORTED_MEDIA_TYPE');
     }
     await next();
