@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { actLoad, type ActLoadResult, type ActLoadTarget, type NonceMode } from './act_load.js';
@@ -7,6 +8,7 @@ import { firstJsonLine } from './child.js';
 import { compareReads, type ReadComparison } from './load.js';
 import { startLoadSociety, type SocietySize } from './load_society.js';
 import { machineLine, median } from './measure.js';
+import { formatShares, profileShares } from './profile_summary.js';
 
 /**
  * npm run bench:load: the service over the wire, three sections.
@@ -102,6 +104,12 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
   } finally {
     bare?.kill('SIGTERM');
     await society.stop();
+  }
+  // The server writes its profile as it exits; the largest file is its main thread.
+  if (process.env.LOAD_PROFILE) {
+    const dir = process.env.LOAD_PROFILE;
+    const [largest] = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).map((name) => join(dir, name)).sort((a, b) => statSync(b).size - statSync(a).size);
+    if (largest) console.log(`profile of the server's main thread, ${largest}:\n${formatShares(profileShares(largest))}`);
   }
 }
 

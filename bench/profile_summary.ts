@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * Reads a V8 .cpuprofile (node --cpu-prof) and says where the busy time went: each
+ * function's share of the samples that were not idle, by its own time and by the
+ * time spent in it and what it called. `node dist/bench/profile_summary.js FILE [top]`.
+ */
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface ProfileShares {
+  busy_ms: number;
+  idle_ms: number;
+  self: [string, number][];
+  inclusive: [string, number][];
+}
+
+const NOT_WORK = new Set(['(idle)', '(root)', '(program)']);
+
+function label(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const file = url ? url.split('/').slice(-2).join('/') : '';
+  return `${functionName || '(anonymous)'}${file ? ` ${file}:${lineNumber + 1}` : ''}`;
+}
+
+export function profileShares(file: string, top = 25): ProfileShares {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const by_id = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  let busy_us = 0;
+  let idle_us = 0;
+  profile.samples.forEach((id, index) => {
+    const delta_us = profile.timeDeltas[index] ?? 0;
+    const leaf = by_id.get(id)!;
+    if (leaf.callFrame.functionName === '(idle)') {
+      idle_us += delta_us;
+      return;
+    }
+    busy_us += delta_us;
+    self.set(label(leaf), (self.get(label(leaf)) ?? 0) + delta_us);
+    // Each function once per sample, however deep it recurses.
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const name = label(by_id.get(at)!);
+      if (NOT_WORK.has(by_id.get(at)!.callFrame.functionName) || seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + delta_us);
+    }
+  });
+  const shares = (totals: Map<string, number>): [string, number][] =>
+    [...totals].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => [name, us / busy_us]);
+  return { busy_ms: busy_us / 1000, idle_ms: idle_us / 1000, self: shares(self), inclusive: shares(inclusive) };
+}
+
+export function formatShares(shares: ProfileShares): string {
+  const rows = (list: [string, number][]) => list.map(([name, share]) => `${(share * 100).toFixed(1).padStart(6)}%  ${name}`);
+  return [
+    `busy ${shares.busy_ms.toFixed(0)} ms, idle ${shares.idle_ms.toFixed(0)} ms`,
+    'busy time by function, own time:',
+    ...rows(shares.self),
+    'busy time by function, with what it called:',
+    ...rows(shares.inclusive),
+  ].join('\n');
+}
+
+if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.meta.url) {
+  const [file, top] = process.argv.slice(2);
+  if (!file) {
+    console.error('usage: node dist/bench/profile_summary.js FILE.cpuprofile [top]');
+    process.exit(2);
+  }
+  console.log(formatShares(profileShares(file, Number(top ?? 25))));
+}
