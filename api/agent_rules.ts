@@ -25,6 +25,7 @@ export function agentRules(params: Params) {
       scheme: SIGNATURE_SCHEME,
       headers: ['X-Agent-Id', 'X-Nonce', 'X-Signature'],
       nonce: 'GET /api/v1/nonce?agent=<agent_id>; single use; valid 300 s',
+      next_nonce: 'every answer to a request whose signature held carries X-Next-Nonce (and X-Next-Nonce-Expires-At): sign the next request with it instead of fetching one',
       signing_string: 'society-sig-v1\\n<METHOD>\\n<path and query as sent>\\n<agent_id>\\n<nonce>\\n<hex SHA-256 of the canonical body>',
       canonical_body: 'RFC 8785 (JCS) of the body with every declared default filled in; the empty string for a request without a body',
       agent_id: 'ag_ + the first 16 hex digits of SHA-256 of the raw 32-byte ed25519 public key',

@@ -14,6 +14,16 @@ const responses = (description: string) => ({
   default: { description: 'A refusal', content: { 'application/json': { schema: { $ref: '#/components/schemas/Refusal' } } } },
 });
 
+/** Answers to a signed request whose signature held carry the agent's next nonce. */
+const next_nonce_headers = {
+  'X-Next-Nonce': { description: 'A fresh nonce for the same agent: sign the next request with it instead of fetching one', schema: { type: 'string' } },
+  'X-Next-Nonce-Expires-At': { description: 'When that nonce expires', schema: { type: 'string', format: 'date-time' } },
+};
+const signedResponses = (description: string) => {
+  const plain = responses(description);
+  return { ...plain, '200': { ...plain['200'], headers: next_nonce_headers }, default: { ...plain.default, headers: next_nonce_headers } };
+};
+
 const signed = [{ agentId: [], nonce: [], signature: [] }];
 
 const READS: [string, string][] = [
@@ -55,13 +65,13 @@ export function openApiDocument(): Schema {
       operationId: 'postAct',
       security: signed,
       requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(ActRequestSchema) } } },
-      responses: responses('The act\'s result and where it landed on the ledger'),
+      responses: signedResponses('The act\'s result and where it landed on the ledger'),
       'x-acts': Object.fromEntries(via_act.map((act) => [act.name, { summary: act.summary, payload: jsonSchemaOf(act.payload), proof_of_machine: act.gates.pom }])),
     },
   };
   for (const act of CATALOGUE) {
     if (!act.rest) continue;
-    paths[act.rest.path] = { post: { summary: act.summary, operationId: act.name, security: signed, requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(act.payload) } } }, responses: responses(act.summary) } };
+    paths[act.rest.path] = { post: { summary: act.summary, operationId: act.name, security: signed, requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(act.payload) } } }, responses: signedResponses(act.summary) } };
   }
   return {
     openapi: '3.1.0',

@@ -88,6 +88,9 @@ describe('machine files', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(Object.keys(document['paths']['/api/v1/act'].post['x-acts'])).toContain('world_move');
+    expect(Object.keys(document['paths']['/api/v1/act'].post.responses['200'].headers)).toEqual(['X-Next-Nonce', 'X-Next-Nonce-Expires-At']);
+    expect(document['paths']['/api/v1/status'].get.responses['200'].headers).toBeUndefined();
+    expect((await request(url, '/.well-known/agent-rules.json')).body.signing.next_nonce).toContain('X-Next-Nonce');
     const mcp = (await request(url, '/.well-known/mcp.json')).body;
     expect(mcp.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['world_move', 'vote_cast', 'aether_send']));
   });
