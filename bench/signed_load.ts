@@ -66,7 +66,7 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
       out.push(
         `### Signed acts, ${CONCURRENCY} agents`,
         '',
-        `Each agent sends signed acts back to back (world_move and vote_cast alternating), a fresh nonce each, over its own keep-alive connection. Latency counts the nonce fetch where there is one. The ceiling is a bare node:http server that parses the body, canonicalises it and verifies the signature on a cached key (and hands over a next nonce), nothing else.`,
+        `Each agent sends signed acts back to back, a fresh nonce each: a step (east, then back west), a vote (aye and nay in turn), a dig of the top of its own column, and again; over its own keep-alive connection. Latency counts the nonce fetch where there is one. The ceiling is a bare node:http server that parses the body, canonicalises it and verifies the signature on a cached key (and hands over a next nonce), nothing else.`,
         '',
         '| nonce | server acts/s | ceiling acts/s | ratio | server p50 / p99 (ms) | ceiling p50 / p99 (ms) | server CPU µs/act | ceiling CPU µs/act | generator CPU µs/act |',
         '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -75,7 +75,7 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
           return `| ${MODE_LABEL[mode]} | ${whole(m((s) => s.server.acts_per_second))} | ${whole(m((s) => s.bare.acts_per_second))} | ${m((s) => s.server.acts_per_second / s.bare.acts_per_second).toFixed(2)} | ${ms(m((s) => s.server.p50_ms))} / ${ms(m((s) => s.server.p99_ms))} | ${ms(m((s) => s.bare.p50_ms))} / ${ms(m((s) => s.bare.p99_ms))} | ${whole(m((s) => s.server.server_cpu_us_per_act))} | ${whole(m((s) => s.bare.server_cpu_us_per_act))} | ${whole(m((s) => s.server.generator_cpu_us_per_act))} |`;
         }),
         '',
-        `Statuses the server answered, last run: ${JSON.stringify(samples.handover.at(-1)!.server.statuses)} (a 409 would be a move into water or a refused vote: a full round trip all the same).`,
+        `Answers by act and status, last run: ${JSON.stringify(samples.handover.at(-1)!.server.statuses)} (a 409 is a refusal by the world's rules, a step into water or a dig into bedrock: a full round trip all the same, its nonce spent in a commit, but no ledger entry).`,
         '',
       );
     }

@@ -8,8 +8,9 @@ import canonicalizeJson from 'canonicalize';
  * its own keep-alive connection, send signed acts again and again for `seconds`. With
  * nonce mode `fetch` each act first asks GET /api/v1/nonce; with `handover` it signs
  * with the X-Next-Nonce of the previous answer (the first act of each agent fetches).
- * Acts alternate world_move (east, then back west) and vote_cast. Prints one JSON
- * line: acts/s, latency percentiles (nonce fetch included), statuses, generator CPU.
+ * Each agent moves (east, then back west), votes and digs where it stands, in turn.
+ * Prints one JSON line: acts/s, latency percentiles (nonce fetch included), answers
+ * by act and status, generator CPU.
  */
 interface AgentSpec {
   agent_id: string;
@@ -23,7 +24,7 @@ const deadline = Date.now() + Number(seconds_text ?? 5) * 1000;
 const http_agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 const target = new URL(url!);
 const latencies: number[] = [];
-const statuses: Record<number, number> = {};
+const statuses: Record<string, number> = {};
 
 function call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string; next_nonce: string | undefined }> {
   return new Promise((resolve, reject) => {
@@ -38,29 +39,52 @@ function call(method: string, path: string, headers: Record<string, string>, bod
   });
 }
 
-async function worker(index: number): Promise<void> {
+interface Position {
+  x: number;
+  y: number;
+}
+
+/** Where each agent stands, so it can dig the top of its own column; the bare server has no world, and any cell will do there. */
+async function positions(): Promise<Map<string, Position>> {
+  const { status, text } = await call('GET', '/api/v1/world/agents', {});
+  if (status !== 200) return new Map();
+  return new Map((JSON.parse(text) as { agents: (Position & { agent_id: string })[] }).agents.map(({ agent_id, x, y }) => [agent_id, { x, y }]));
+}
+
+/** One round of an agent's acts: a step east or back west, a vote (aye and nay in turn), a dig where it stands. */
+function actOf(round: number, position: Position): { act: string; payload: Record<string, unknown> } {
+  const steps = motion_id ? ['world_move', 'vote_cast', 'world_dig'] : ['world_move', 'world_dig'];
+  const act = steps[round % steps.length]!;
+  const turn = Math.floor(round / steps.length);
+  if (act === 'world_move') return { act, payload: { path: [turn % 2 === 0 ? 'e' : 'w'] } };
+  if (act === 'vote_cast') return { act, payload: { motion_id, choice: turn % 2 === 0 ? 'aye' : 'nay' } };
+  return { act, payload: { x: position.x, y: position.y, z: null } };
+}
+
+async function worker(index: number, standing: Map<string, Position>): Promise<void> {
   const agent = agents[index]!;
-  let east = true;
+  let position = standing.get(agent.agent_id) ?? { x: 1024, y: 1024 };
   let handed_over: string | undefined;
   for (let round = 0; Date.now() < deadline; round++) {
     const started = performance.now();
     const nonce = handed_over ?? (JSON.parse((await call('GET', `/api/v1/nonce?agent=${agent.agent_id}`, {})).text) as { nonce: string }).nonce;
-    const vote = motion_id && round % 2 === 1;
-    const payload = vote ? { motion_id, choice: round % 4 === 1 ? 'aye' : 'nay' } : { path: [east ? 'e' : 'w'] };
-    if (!vote) east = !east;
-    const body = canonicalizeJson({ act: vote ? 'vote_cast' : 'world_move', challenge_id: null, puzzle_solution: null, payload })!;
+    const { act, payload } = actOf(round, position);
+    const body = canonicalizeJson({ act, challenge_id: null, puzzle_solution: null, payload })!;
     const text_to_sign = ['society-sig-v1', 'POST', '/api/v1/act', agent.agent_id, nonce, createHash('sha256').update(body).digest('hex')].join('\n');
     const signature = sign(null, Buffer.from(text_to_sign), agent.key).toString('base64url');
     const response = await call('POST', '/api/v1/act', { 'x-agent-id': agent.agent_id, 'x-nonce': nonce, 'x-signature': signature }, body);
     handed_over = nonce_mode === 'handover' ? response.next_nonce : undefined;
     latencies.push(performance.now() - started);
-    statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+    const outcome = `${act} ${response.status}`;
+    statuses[outcome] = (statuses[outcome] ?? 0) + 1;
+    if (act === 'world_move' && response.status === 200) position = (JSON.parse(response.text) as { result: { position?: Position } }).result.position ?? position;
   }
 }
 
+const standing = await positions();
 const started = performance.now();
 const cpu_before = process.cpuUsage();
-await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
+await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i, standing)));
 const seconds = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
