@@ -18,6 +18,11 @@ const server = createServer((req, res) => {
     res.end(JSON.stringify({ agent, nonce: randomBytes(18).toString('base64url'), expires_at: '' }));
     return;
   }
+  if (req.method !== 'POST' || req.url !== '/api/v1/act') {
+    res.statusCode = 404;
+    res.end();
+    return;
+  }
   let body = '';
   req.setEncoding('utf8');
   req.on('data', (chunk) => (body += chunk));

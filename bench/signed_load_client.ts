@@ -77,7 +77,7 @@ async function worker(index: number, standing: Map<string, Position>): Promise<v
     latencies.push(performance.now() - started);
     const outcome = `${act} ${response.status}`;
     statuses[outcome] = (statuses[outcome] ?? 0) + 1;
-    if (act === 'world_move' && response.status === 200) position = (JSON.parse(response.text) as { result: { position?: Position } }).result.position ?? position;
+    if (act === 'world_move' && response.status === 200) position = (JSON.parse(response.text) as { result?: { position?: Position } }).result?.position ?? position;
   }
 }
 
