@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import compose from 'koa-compose';
 import { koaBody } from 'koa-body';
 import type { Engine } from '../engine/engine.js';
 import type { LmdbStore } from '../engine/store/lmdb_store.js';
@@ -12,9 +13,9 @@ import { mountReadRoutes } from './read_routes.js';
 import { mountWorldRoutes } from './world_routes.js';
 import { mountGovernanceRoutes } from './governance_routes.js';
 import { mountAetherRoutes } from './aether_routes.js';
-import { mountMembershipRoutes, stripeWebhook } from './payments/membership_routes.js';
+import { mountMembershipRoutes } from './payments/membership_routes.js';
 import type { Processor } from './payments/processor.js';
-import { mountObserverRoutes, observerRecover, visitorIdOf } from './observer/observer_routes.js';
+import { mountObserverRoutes, visitorIdOf } from './observer/observer_routes.js';
 import { mountGrantRoutes } from './observer/grant_routes.js';
 import { mountPageRoutes } from './pages/page_routes.js';
 import { mountMarkdownRoutes } from './pages/markdown_routes.js';
@@ -25,7 +26,6 @@ import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
-import { RefusalError } from './refusal_error.js';
 import { Routes } from './routes.js';
 import { SignatureVerifier } from './signature_verifier.js';
 
@@ -58,7 +58,8 @@ export function createApp(deps: AppDeps): Koa {
   // Koa would print every error itself; ours go through one reporter that never logs bodies.
   app.silent = true;
   const authenticator = new Authenticator(() => deps.engine.state, deps.nonces, new SignatureVerifier());
-  const router = new Routes();
+  const json_body = compose([requireJsonBodies(), koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }), limitBodyNesting()]);
+  const router = new Routes(json_body);
   mountReadRoutes(router, deps);
   mountActRoutes(router, { engine: deps.engine, authenticator, clock: deps.clock });
   mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
@@ -85,15 +86,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders());
   app.use(errorsMiddleware(deps.report));
   app.use(readLimiter(deps.read_limits, deps.clock));
-  app.use(stripeWebhook(payment_deps));
-  app.use(observerRecover(observer_deps));
-  app.use(requireJsonBodies());
-  app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }));
-  app.use(limitBodyNesting());
-  app.use(async (ctx, next) => {
-    await next();
-    if (ctx.status === 404 && ctx.body == null) throw RefusalError.of('NOT_FOUND', `There is no route ${ctx.method} ${ctx.path}.`);
-  });
+  // Bodies are parsed by the routes that take them (Routes.post), not for every request.
   app.use(router.middleware());
   return app;
 }

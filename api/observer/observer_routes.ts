@@ -1,5 +1,5 @@
 import type { Routes } from '../routes.js';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { REFUSALS } from '../../engine/refusals.js';
 import { activeMemberCount } from '../../engine/governance/membership.js';
 import { messagePage, observerOfferPage, treasuryPage } from '../../render/treasury_pages.js';
@@ -38,6 +38,7 @@ const RECOVERY_REFUSED = { status: REFUSALS.RECOVERY_FAILED.status, body: { erro
  */
 export function mountObserverRoutes(router: Routes, deps: ObserverDeps): void {
   const { engine, watchers } = deps;
+  mountObserverRecover(router, deps);
   const isUnwatched = (visitor_id: string) => engine.state.payments.observers[visitor_id] !== undefined;
   const frame = (ctx: Context, title: string) => pageFrame(deps, ctx, title);
 
@@ -113,14 +114,13 @@ async function readJson(ctx: Context, bytes_max: number): Promise<unknown> {
 }
 
 /**
- * POST /treasury/observer/recover, ahead of the body parser so that even a malformed
- * body gets the one uniform refusal (never a 422). Order: the processor's session,
+ * POST /treasury/observer/recover reads its own body, so that even a malformed body
+ * gets the one uniform refusal (never a 422). Order: the processor's session,
  * paid, the observer id from its metadata (else client_reference_id), our own payment
  * record, then the cookie. The session id is never echoed or logged.
  */
-export function observerRecover(deps: ObserverDeps): Middleware {
-  return async (ctx, next) => {
-    if (ctx.path !== '/treasury/observer/recover' || ctx.method !== 'POST') return next();
+function mountObserverRecover(router: Routes, deps: ObserverDeps): void {
+  router.postRaw('/treasury/observer/recover', async (ctx) => {
     const refuse = (reason: string, observer_id: string | null = null) => {
       deps.log({ event: 'observer_recover', outcome: 'refused', reason, observer_id });
       ctx.status = RECOVERY_REFUSED.status;
@@ -141,5 +141,5 @@ export function observerRecover(deps: ObserverDeps): Middleware {
     ctx.cookies.set(UNWATCHED_COOKIE, observer_id, cookie_options);
     deps.log({ event: 'observer_recover', outcome: 'recovered', observer_id });
     ctx.body = { recovered: true, observer_id };
-  };
+  });
 }

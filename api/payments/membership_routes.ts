@@ -1,5 +1,5 @@
 import type { Routes } from '../routes.js';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Engine } from '../../engine/engine.js';
 import { isActiveMember } from '../../engine/governance/membership.js';
 import { isoAt } from '../../engine/time.js';
@@ -33,6 +33,7 @@ async function callProcessor<T>(deps: PaymentDeps, where: string, call: () => Pr
  */
 export function mountMembershipRoutes(router: Routes, deps: PaymentDeps): void {
   const { engine, authenticator } = deps;
+  mountStripeWebhook(router, deps);
   const signer = (ctx: Context) => authenticator.authenticate(ctx, '', 'primary').actor;
   const processorOr409 = () => {
     if (!deps.processor) throw RefusalError.of('PAYMENTS_OFF');
@@ -75,14 +76,13 @@ export function mountMembershipRoutes(router: Routes, deps: PaymentDeps): void {
 export const webhook_body_bytes_max = 512 * 1024;
 
 /**
- * POST /api/v1/stripe/webhook, the only route that fulfils a payment. It runs before
- * the body parser: the raw bytes are verified against Stripe-Signature before anything
+ * POST /api/v1/stripe/webhook, the only route that fulfils a payment. It reads its
+ * own body: the raw bytes are verified against Stripe-Signature before anything
  * else is done with them. Each event is fulfilled once (keyed by its id in the commit
  * that applies it); an event from the other mode is acknowledged and ignored.
  */
-export function stripeWebhook(deps: PaymentDeps): Middleware {
-  return async (ctx, next) => {
-    if (ctx.path !== '/api/v1/stripe/webhook' || ctx.method !== 'POST') return next();
+function mountStripeWebhook(router: Routes, deps: PaymentDeps): void {
+  router.postRaw('/api/v1/stripe/webhook', async (ctx) => {
     if (!deps.processor) throw RefusalError.of('PAYMENTS_OFF');
     const raw = await readRawBody(ctx, webhook_body_bytes_max);
     if (!raw) throw RefusalError.of('PAYLOAD_TOO_LARGE');
@@ -97,5 +97,5 @@ export function stripeWebhook(deps: PaymentDeps): Middleware {
     else if (outcome.code === 'ALREADY_FULFILLED') ctx.body = { received: true, fulfilled: false, duplicate: true };
     else if (outcome.code === 'PAYMENT_MODE_MISMATCH') ctx.body = { received: true, fulfilled: false, ignored: outcome.message };
     else throw new RefusalError(outcome);
-  };
+  });
 }
