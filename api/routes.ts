@@ -16,6 +16,8 @@ export type RouteHandler = (ctx: ParameterizedContext, next: Next) => unknown;
 
 interface Route {
   pattern: string;
+  /** A POST route whose JSON body is parsed before its handlers run. */
+  json_body: boolean;
   handlers: RouteHandler[];
   run?: Middleware;
 }
@@ -41,17 +43,17 @@ export class Routes {
   constructor(private readonly json_body: Middleware) {}
 
   get(path: string, ...handlers: RouteHandler[]): void {
-    this.on('GET', path, handlers);
+    this.on('GET', path, handlers, false);
   }
 
   /** A POST route taking a JSON body (parsed into ctx.request.body first). */
   post(path: string, ...handlers: RouteHandler[]): void {
-    this.on('POST', path, [this.json_body as RouteHandler, ...handlers]);
+    this.on('POST', path, handlers, true);
   }
 
   /** A POST route that reads its own raw body (a webhook checks the exact bytes). */
   postRaw(path: string, ...handlers: RouteHandler[]): void {
-    this.on('POST', path, handlers);
+    this.on('POST', path, handlers, false);
   }
 
   /** The Koa middleware that dispatches; no route may be added after it is made. */
@@ -71,16 +73,17 @@ export class Routes {
     };
   }
 
-  private on(method: HTTPMethod, path: string, handlers: RouteHandler[]): void {
+  private on(method: HTTPMethod, path: string, handlers: RouteHandler[], json_body: boolean): void {
     if (this.sealed) throw new Error(`route ${method} ${path} added after the routes were sealed`);
     // The same pattern twice chains its handlers; the same shape under other parameter names is refused by the tree.
     const key = `${method} ${path}`;
     const existing = this.by_key.get(key);
     if (existing) {
+      if (existing.json_body !== json_body) throw new Error(`route ${key} registered both with and without a parsed body`);
       existing.handlers.push(...handlers);
       return;
     }
-    const route: Route = { pattern: path, handlers };
+    const route: Route = { pattern: path, json_body, handlers: json_body ? [this.json_body as RouteHandler, ...handlers] : [...handlers] };
     this.by_key.set(key, route);
     this.tree.on(method, path, () => undefined, route);
   }
@@ -90,7 +93,6 @@ export class Routes {
     const allowed = methods_served.filter((method) => this.tree.find(method, ctx.path) !== null);
     if (allowed.length === 0) throw notFound(ctx);
     if (allowed.includes('GET')) allowed.push('HEAD');
-    const refusal = RefusalError.of('METHOD_NOT_ALLOWED', `${ctx.method} is not served at ${ctx.path}; use ${allowed.join(', ')}.`).refusal;
-    throw new RefusalError(refusal, { Allow: allowed.join(', ') });
+    throw new RefusalError({ ok: false, code: 'METHOD_NOT_ALLOWED', message: `${ctx.method} is not served at ${ctx.path}; use ${allowed.join(', ')}.` }, { Allow: allowed.join(', ') });
   }
 }
