@@ -55,7 +55,9 @@ interface Pending {
  * one tick's commit is in flight no other tick starts, so everything that arrives
  * meanwhile becomes the next tick, one transaction. Under load that halves the
  * ticks (and their per-commit cost) against starting a tick at every turn, at no
- * cost in latency: the next transaction would have waited for this one anyway.
+ * cost in latency: the next transaction would have waited for this one anyway. A
+ * backlog of a full tick or more does not wait: it applies while the previous
+ * commit is in flight, and its commit queues behind.
  */
 export class Engine {
   private queue: Pending[] = [];
@@ -113,7 +115,8 @@ export class Engine {
 
   private schedule(): void {
     if (this.tick_scheduled || this.reloading) return;
-    if (this.commits_in_flight > 0) {
+    // Waiting lets the next tick grow; a full tick cannot grow, so it applies now and its commit queues behind.
+    if (this.commits_in_flight > 0 && this.queue.length < this.actions_per_tick_max) {
       this.tick_wanted = true;
       return;
     }

@@ -12,9 +12,9 @@ afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
 
-async function openEngine(dir: string, founder: AgentKey, clock: () => number, snapshot_every_ticks = 7) {
+async function openEngine(dir: string, founder: AgentKey, clock: () => number, snapshot_every_ticks = 7, actions_per_tick_max?: number) {
   const store = new LmdbStore(dir);
-  const engine = await Engine.open(store, { founder_pubkey: founder.public_key, world_seed: 'determinism' }, { clock, snapshot_every_ticks, on_fatal: (error) => { throw error; } });
+  const engine = await Engine.open(store, { founder_pubkey: founder.public_key, world_seed: 'determinism' }, { clock, snapshot_every_ticks, ...(actions_per_tick_max ? { actions_per_tick_max } : {}), on_fatal: (error) => { throw error; } });
   return { store, engine };
 }
 
@@ -151,6 +151,34 @@ describe('group commit', () => {
     await engine.drain();
     expect(actions_per_commit).toEqual([1, 5]);
     expect(engine.state.agents.size).toBe(1 + 6);
+  });
+
+  it('does not hold back a backlog of a full tick or more: it applies while the commit before it is in flight', async () => {
+    const dir = tempDir();
+    const founder = await generateKey();
+    const { store, engine } = await openEngine(dir, founder, () => Date.parse('2026-11-21T10:00:00Z'), 7, 4);
+    cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const actions_per_commit: number[] = [];
+    const commit = store.commitTick.bind(store);
+    store.commitTick = async (tick) => {
+      actions_per_commit.push(tick.record?.actions.length ?? 0);
+      if (actions_per_commit.length === 1) await gate;
+      return commit(tick);
+    };
+    const keys = await Promise.all(Array.from({ length: 10 }, () => generateKey()));
+    const register = (key: AgentKey) => engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `backlog-${key.agent_id.slice(-6)}`, declared_runtime: '', backup_pubkey: null } });
+    const first = register(keys[0]!);
+    while (actions_per_commit.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const rest = keys.slice(1).map(register);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Nine waiting, four to a tick: two full ticks go ahead; the last one waits for the held commit.
+    expect(actions_per_commit).toEqual([1, 4, 4]);
+    release();
+    expect((await Promise.all([first, ...rest])).every((outcome) => outcome.ok)).toBe(true);
+    await engine.drain();
+    expect(actions_per_commit).toEqual([1, 4, 4, 1]);
   });
 });
 
