@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../engine/canonical.js';
 import { encodeChunk, type ChunkPlanes } from '../engine/world/chunk_codec.js';
 
 export interface ChunkTask {
@@ -25,5 +25,5 @@ export default function buildChunks(task: ChunkTask): BuiltChunk[] {
 
 export function builtChunk(planes: ChunkPlanes, chunk: number): BuiltChunk {
   const body = encodeChunk(planes, chunk % 32, Math.floor(chunk / 32));
-  return { chunk, body, etag: `"${createHash('sha256').update(body).digest('hex')}"` };
+  return { chunk, body, etag: `"${sha256Hex(body)}"` };
 }

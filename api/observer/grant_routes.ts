@@ -1,10 +1,10 @@
 import type { Routes } from '../routes.js';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine.js';
 import { findAct } from '../../engine/catalogue.js';
 import { gateRefusal } from '../../engine/governance/membership.js';
-import { canonicalJson } from '../../engine/canonical.js';
+import { canonicalJson, sha256Hex } from '../../engine/canonical.js';
 import { messagePage } from '../../render/treasury_pages.js';
 import type { Authenticator } from '../authenticate.js';
 import { parseOrThrow } from '../parse.js';
@@ -19,7 +19,6 @@ interface GrantDeps {
   visitorOf: (ctx: import('koa').Context) => string;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * One-time grant links. The Founder asks for one (signed); the host makes the token,
@@ -32,7 +31,7 @@ export function mountGrantRoutes(router: Routes, deps: GrantDeps): void {
     const gated = gateRefusal(deps.engine.state, findAct('grant_issue')!, auth.actor);
     if (gated) throw new RefusalError(gated);
     const token = randomBytes(24).toString('base64url');
-    const outcome = await deps.engine.submit({ act: 'grant_issue', actor: auth.actor, payload: { token_sha256: sha256(token), ...request }, proof: auth.proof, consumed_nonce: auth.consumed_nonce });
+    const outcome = await deps.engine.submit({ act: 'grant_issue', actor: auth.actor, payload: { token_sha256: sha256Hex(token), ...request }, proof: auth.proof, consumed_nonce: auth.consumed_nonce });
     if (!outcome.ok) throw new RefusalError(outcome);
     ctx.body = { kind: request.kind, url: `${deps.public_url}/access/grant/${token}` };
   });
@@ -40,7 +39,7 @@ export function mountGrantRoutes(router: Routes, deps: GrantDeps): void {
   router.get('/access/grant/:token', async (ctx) => {
     const token = ctx.params.token ?? '';
     const visitor_id = deps.visitorOf(ctx);
-    const outcome = /^[A-Za-z0-9_-]{32}$/.test(token) ? await deps.engine.submit({ act: 'grant_redeem', actor: 'system', payload: { token_sha256: sha256(token), visitor_id } }) : undefined;
+    const outcome = /^[A-Za-z0-9_-]{32}$/.test(token) ? await deps.engine.submit({ act: 'grant_redeem', actor: 'system', payload: { token_sha256: sha256Hex(token), visitor_id } }) : undefined;
     ctx.type = 'text/html; charset=utf-8';
     if (!outcome?.ok) {
       ctx.status = 410;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sha256Hex } from '../canonical.js';
 
 /**
  * Proof of Machine challenge kinds. Each is trivial for a program (well under a
@@ -12,7 +13,6 @@ export interface ChallengeContent {
   answer: string;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** A deterministic stream of 32-bit integers from a seed text (SHA-256 in counter mode). */
 function* seededIntegers(seed: string): Generator<number> {
@@ -26,8 +26,8 @@ export const CHALLENGE_KINDS = {
   sha256_hex: {
     rule: 'context.data is a string of 64 hexadecimal characters. Answer with the lowercase hexadecimal SHA-256 digest of its UTF-8 bytes (64 characters).',
     make(seed: string): ChallengeContent {
-      const data = sha256(`${seed}:data`);
-      return { kind: 'sha256_hex', instruction: this.rule, context: { data }, answer: sha256(data) };
+      const data = sha256Hex(`${seed}:data`);
+      return { kind: 'sha256_hex', instruction: this.rule, context: { data }, answer: sha256Hex(data) };
     },
   },
   modular_sum: {
