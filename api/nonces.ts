@@ -64,9 +64,8 @@ export class NonceBook {
       this.random_pool = randomBytes(nonce_bytes * 227);
       this.random_offset = 0;
     }
+    // The offset only moves forward: each byte is handed out once.
     const nonce = this.random_pool.toString('base64url', this.random_offset, this.random_offset + nonce_bytes);
-    // Each byte is handed out once only.
-    this.random_pool.fill(0, this.random_offset, this.random_offset + nonce_bytes);
     this.random_offset += nonce_bytes;
     return nonce;
   }

@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { processCpuMs } from './child.js';
+import { generatorRun } from './child.js';
 
-const run = promisify(execFile);
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 /** How each act gets its nonce: GET /api/v1/nonce first, or the X-Next-Nonce of the previous answer. */
@@ -29,10 +26,8 @@ export interface ActLoadTarget {
 
 /** One load of signed acts from the generator process (bench/signed_load_client.ts) against one server. */
 export async function actLoad(target: ActLoadTarget, mode: NonceMode, seconds: number, concurrency: number): Promise<ActLoadResult> {
-  const cpu_before_ms = processCpuMs(target.pid) ?? Number.NaN;
   const args = [here('./signed_load_client.js'), target.url, target.agents_file, String(seconds), String(concurrency), target.motion_id, mode];
-  const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
+  const { stdout, server_cpu_ms } = await generatorRun(args, target.pid);
   const result = JSON.parse(stdout) as Omit<ActLoadResult, 'server_cpu_us_per_act'>;
-  const server_cpu_ms = (processCpuMs(target.pid) ?? Number.NaN) - cpu_before_ms;
   return { ...result, server_cpu_us_per_act: (server_cpu_ms * 1000) / result.acts };
 }

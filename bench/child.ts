@@ -1,6 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
 
 /** The first JSON line a child process prints (its address, its port, its result). */
 export function firstJsonLine(child: ChildProcess): Promise<Record<string, unknown>> {
@@ -26,3 +27,13 @@ export function processCpuMs(pid: number): number | undefined {
 
 /** Linux's USER_HZ, 100 on every mainstream kernel configuration. */
 const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * Runs a load generator (`node <args>`) in its own process, so it does not share the
+ * loaded server's thread; its output, and the CPU time the server spent meanwhile.
+ */
+export async function generatorRun(args: string[], server_pid: number): Promise<{ stdout: string; server_cpu_ms: number }> {
+  const cpu_before_ms = processCpuMs(server_pid) ?? Number.NaN;
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
+  return { stdout, server_cpu_ms: (processCpuMs(server_pid) ?? Number.NaN) - cpu_before_ms };
+}

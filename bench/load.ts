@@ -1,18 +1,21 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { firstJsonLine, processCpuMs } from './child.js';
+import { firstJsonLine, generatorRun } from './child.js';
 
-const run = promisify(execFile);
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 export interface ReadTarget {
   path: string;
   /** Send the ETag the path answered with, so a current copy is answered 304. */
   revalidate?: boolean;
+}
+
+/** How a target is named in results: its path, and whether it revalidates. */
+export function readLabel(target: ReadTarget): string {
+  return `${target.path}${target.revalidate ? ' (If-None-Match)' : ''}`;
 }
 
 export interface ReadComparison {
@@ -24,12 +27,11 @@ export interface ReadComparison {
 }
 
 async function load(base: string, pid: number, path: string, seconds: number, etag?: string): Promise<{ rps: number; cpu_us: number }> {
-  const cpu_before_ms = processCpuMs(pid) ?? Number.NaN;
-  const { stdout } = await run(process.execPath, [here('./load_client.js'), base, path, String(seconds), '16', ...(etag ? [etag] : [])]);
+  const { stdout, server_cpu_ms } = await generatorRun([here('./load_client.js'), base, path, String(seconds), '16', ...(etag ? [etag] : [])], pid);
   const { rps, requests, statuses } = JSON.parse(stdout) as { rps: number; requests: number; statuses: Record<string, number> };
   const expected = etag ? '304' : '200';
   if (Object.keys(statuses).some((status) => status !== expected)) throw new Error(`GET ${path} answered ${JSON.stringify(statuses)} under load, not only ${expected}`);
-  return { rps, cpu_us: (((processCpuMs(pid) ?? Number.NaN) - cpu_before_ms) * 1000) / requests };
+  return { rps, cpu_us: (server_cpu_ms * 1000) / requests };
 }
 
 /**
@@ -55,13 +57,16 @@ export async function compareReads(base: string, server_pid: number, targets: Re
       if (revalidate && !etag) throw new Error(`read target ${path} has no ETag to revalidate`);
       const server = await load(base, server_pid, path, seconds, etag);
       const ceiling = await load(bare_base, bare.pid!, path, seconds, etag);
-      results[`${path}${revalidate ? ' (If-None-Match)' : ''}`] = { server: server.rps, bare: ceiling.rps, server_cpu_us: server.cpu_us, bare_cpu_us: ceiling.cpu_us };
+      results[readLabel({ path, revalidate })] = { server: server.rps, bare: ceiling.rps, server_cpu_us: server.cpu_us, bare_cpu_us: ceiling.cpu_us };
     }
     return results;
   } finally {
     bare.kill('SIGTERM');
   }
 }
+
+/** The reads of npm run bench's table: the front page, a Markdown page, a chunk answering 304. */
+export const READ_ROWS: ReadTarget[] = [{ path: '/' }, { path: '/world.md' }, { path: '/api/v1/world/chunk/16/16', revalidate: true }];
 
 /**
  * The read rows of npm run bench: the real server (embedded store, fresh society)
@@ -72,7 +77,7 @@ export async function benchReads(): Promise<Record<string, ReadComparison>> {
   const server = spawn(process.execPath, [here('../api/main.js')], { env: { ...process.env, DATA_DIR: dir, PORT: '0', READS_PER_SECOND: '1000000', READ_BURST: '1000000' }, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const base = (await firstJsonLine(server)).listening as string;
-    return await compareReads(base, server.pid!, [{ path: '/' }, { path: '/world.md' }, { path: '/api/v1/world/chunk/16/16', revalidate: true }]);
+    return await compareReads(base, server.pid!, READ_ROWS);
   } finally {
     server.kill('SIGTERM');
     await new Promise((resolve) => server.once('exit', resolve));

@@ -55,7 +55,10 @@ export async function startLoadSociety(loaders_count: number, size: SocietySize,
       return { agent_id: key.agent_id, jwk, key };
     }),
   );
-  await stopServer(startServer(dir, genesis_file).child, true);
+  // The server founds the society (and its founder key) itself; then it stops and the society is grown here.
+  const founding = startServer(dir, genesis_file);
+  await founding.listening;
+  await stopServer(founding.child);
   const ledger_seq = await grow(join(dir, 'data', 'store'), loaders, size);
 
   const { child, listening } = startServer(dir, genesis_file, profile_dir);
@@ -73,12 +76,12 @@ export async function startLoadSociety(loaders_count: number, size: SocietySize,
       motion_id,
       ledger_seq,
       async stop() {
-        await stopServer(child, false);
+        await stopServer(child);
         rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (error) {
-    await stopServer(child, false);
+    await stopServer(child);
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
@@ -93,8 +96,7 @@ function startServer(dir: string, genesis_file: string, profile_dir?: string): {
 }
 
 /** SIGTERM and wait: the server finishes queued acts and closes the store first. */
-async function stopServer(child: ChildProcess, wait_listening: boolean): Promise<void> {
-  if (wait_listening) await firstJsonLine(child);
+async function stopServer(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;

@@ -8,7 +8,7 @@ import { benchSignatures } from './signatures.js';
 import { benchAllChunks, benchChunkEncode, benchMoves } from './world.js';
 import { benchVotes } from './governance.js';
 import { benchFeed, benchSends } from './aether.js';
-import { benchReads } from './load.js';
+import { READ_ROWS, benchReads, readLabel } from './load.js';
 import { benchDrill } from './drill.js';
 
 /**
@@ -137,19 +137,19 @@ const rows: Row[] = [
   },
   ...(
     [
-      ['/', 'GET / (a new visitor each time: cookie, watchers, page)', undefined],
-      ['/world.md', 'GET /world.md', undefined],
-      ['/api/v1/world/chunk/16/16', 'chunk read answering 304 (If-None-Match)', 0.7],
+      [READ_ROWS[0]!, 'GET / (a new visitor each time: cookie, watchers, page)', undefined],
+      [READ_ROWS[1]!, 'GET /world.md', undefined],
+      [READ_ROWS[2]!, 'chunk read answering 304 (If-None-Match)', 0.7],
     ] as const
-  ).map(([path, figure, target]) => ({
+  ).map(([read, figure, target], index) => ({
     // Per CPU-second, not per second: at these rates the one generator process is the limit of both servers.
     figure: `${figure} over HTTP (requests per server CPU-second)`,
     measured: 'the server, embedded store, 16 keep-alive connections from a second process',
     against: 'bare node:http answering the same bytes, same load',
     ...(target === undefined ? {} : { target }),
     measure: async () => {
-      last_reads = path === '/' ? await benchReads() : last_reads;
-      const r = last_reads![path === '/api/v1/world/chunk/16/16' ? `${path} (If-None-Match)` : path]!;
+      last_reads = index === 0 ? await benchReads() : last_reads;
+      const r = last_reads![readLabel(read)]!;
       return { subject: 1e6 / r.server_cpu_us, reference: 1e6 / r.bare_cpu_us };
     },
     samples: [] as { subject: number; reference: number }[],

@@ -124,10 +124,10 @@ describe('determinism', () => {
 });
 
 describe('group commit', () => {
-  it('starts no tick while a commit is in flight, and folds what arrived meanwhile into one tick', async () => {
+  /** An engine on a real store whose first commit is held until released; counts the actions of every commit. */
+  async function engineWithHeldCommit(actions_per_tick_max?: number) {
     const dir = tempDir();
-    const founder = await generateKey();
-    const { store, engine } = await openEngine(dir, founder, () => Date.parse('2026-11-21T10:00:00Z'));
+    const { store, engine } = await openEngine(dir, await generateKey(), () => Date.parse('2026-11-21T10:00:00Z'), 7, actions_per_tick_max);
     cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -138,12 +138,20 @@ describe('group commit', () => {
       if (actions_per_commit.length === 1) await gate;
       return commit(tick);
     };
+    const firstCommitCalled = async () => {
+      while (actions_per_commit.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    };
+    return { engine, actions_per_commit, release, firstCommitCalled };
+  }
+
+  it('starts no tick while a commit is in flight, and folds what arrived meanwhile into one tick', async () => {
+    const { engine, actions_per_commit, release, firstCommitCalled } = await engineWithHeldCommit();
     const register = async () => {
       const key = await generateKey();
       return engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `grouped-${key.agent_id.slice(-6)}`, declared_runtime: '', backup_pubkey: null } });
     };
     const first = register();
-    while (actions_per_commit.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await firstCommitCalled();
     const rest = await Promise.all(Array.from({ length: 5 }, () => register()).map((pending) => Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve('waiting'), 30))])));
     expect([actions_per_commit, rest]).toEqual([[1], ['waiting', 'waiting', 'waiting', 'waiting', 'waiting']]);
     release();
@@ -154,23 +162,11 @@ describe('group commit', () => {
   });
 
   it('does not hold back a backlog of a full tick or more: it applies while the commit before it is in flight', async () => {
-    const dir = tempDir();
-    const founder = await generateKey();
-    const { store, engine } = await openEngine(dir, founder, () => Date.parse('2026-11-21T10:00:00Z'), 7, 4);
-    cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const actions_per_commit: number[] = [];
-    const commit = store.commitTick.bind(store);
-    store.commitTick = async (tick) => {
-      actions_per_commit.push(tick.record?.actions.length ?? 0);
-      if (actions_per_commit.length === 1) await gate;
-      return commit(tick);
-    };
+    const { engine, actions_per_commit, release, firstCommitCalled } = await engineWithHeldCommit(4);
     const keys = await Promise.all(Array.from({ length: 10 }, () => generateKey()));
     const register = (key: AgentKey) => engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `backlog-${key.agent_id.slice(-6)}`, declared_runtime: '', backup_pubkey: null } });
     const first = register(keys[0]!);
-    while (actions_per_commit.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await firstCommitCalled();
     const rest = keys.slice(1).map(register);
     await new Promise((resolve) => setTimeout(resolve, 30));
     // Nine waiting, four to a tick: two full ticks go ahead; the last one waits for the held commit.

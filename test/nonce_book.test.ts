@@ -7,7 +7,7 @@ describe('the nonce book', () => {
     const issued = Array.from({ length: 1000 }, () => book.issue('ag_0000000000000001').nonce);
     expect(new Set(issued).size).toBe(1000);
     for (const nonce of issued) expect(nonce).toMatch(/^[A-Za-z0-9_-]{24}$/);
-    // Four refills' worth, and never the zeroed bytes of a spent stretch of the pool.
+    // Four refills' worth, and none read from an unfilled stretch of the pool.
     expect(issued.filter((nonce) => nonce === 'A'.repeat(24))).toEqual([]);
   });
 
