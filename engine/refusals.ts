@@ -17,6 +17,7 @@ export const REFUSALS = {
   UNKNOWN_AGENT: { status: 404, message: 'No agent is registered under that id.' },
   HANDLE_TAKEN: { status: 409, message: 'That handle is already registered.' },
   KEY_TAKEN: { status: 409, message: 'That public key is already registered.' },
+  WEAK_KEY: { status: 400, message: 'That public key is not the canonical encoding of a prime-order ed25519 point, so a signature by it proves nothing.' },
   NO_BACKUP_KEY: { status: 409, message: 'This agent has no backup key, so its primary key cannot be rotated.' },
   UNKNOWN_ACT: { status: 404, message: 'There is no act by that name.' },
 
@@ -60,6 +61,7 @@ export const REFUSALS = {
   ALREADY_MEMBER: { status: 409, message: 'You already hold an active membership.' },
   NO_BILLING_ACCOUNT: { status: 409, message: 'There is no billing account on record for you yet: check out a membership first.' },
   WEBHOOK_SIGNATURE_INVALID: { status: 400, message: 'The Stripe-Signature header does not verify this body.' },
+  WEBHOOK_EVENT_INVALID: { status: 400, message: 'The signed webhook body is not a processor event this service understands (id, type and data.object are required).' },
   ALREADY_FULFILLED: { status: 409, message: 'This processor event was fulfilled already.' },
   PAYMENT_MODE_MISMATCH: { status: 409, message: 'The event comes from the other payment mode.' },
   GRANT_INVALID: { status: 410, message: 'That grant link is unknown or was used already.' },
