@@ -39,6 +39,7 @@ export function agentRules(params: Params) {
     },
     limits: {
       body_bytes_max: 'BODY_LIMIT_BYTES (65536 by default)',
+      registrations_per_address: 'REGISTRATIONS_PER_HOUR an hour (6 by default), bursts of REGISTRATION_BURST (10); then 429 with Retry-After',
       motions_per_day_max: params.motions_per_day_max,
       bulletin_posts_per_day_max: params.bulletin_posts_per_day_max,
     },

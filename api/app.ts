@@ -25,6 +25,8 @@ import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
+import { registrationLimiter, type RegistrationLimits } from './registration_limiter.js';
+import { register } from '../engine/acts/register.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
 import { SignatureVerifier } from './signature_verifier.js';
@@ -41,6 +43,7 @@ export interface AppDeps {
   report: ErrorReporter;
   cookie_secret: string;
   read_limits: ReadLimits;
+  registration_limits: RegistrationLimits;
   public_url: string;
   operations: Operations;
   metrics: Metrics;
@@ -61,6 +64,8 @@ export function createApp(deps: AppDeps): Koa {
   const json_body = compose([requireJsonBodies(), koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }), limitBodyNesting()]);
   const router = new Routes(json_body);
   mountReadRoutes(router, deps);
+  // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
+  router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
   mountActRoutes(router, { engine: deps.engine, authenticator, clock: deps.clock });
   mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
   mountGovernanceRoutes(router, { engine: deps.engine, store: deps.store, clock: deps.clock });

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { PaymentsConfig } from './payments/processor.js';
+import type { RegistrationLimits } from './registration_limiter.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -17,6 +18,8 @@ const EnvSchema = z.object({
   COOKIE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   READS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(100),
   READ_BURST: z.coerce.number().int().min(1).max(1_000_000).default(400),
+  REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(6),
+  REGISTRATION_BURST: z.coerce.number().int().min(1).max(1_000_000).default(10),
   BACKUP_EVERY_SECONDS: z.coerce.number().int().min(0).max(7 * 86_400).default(3600),
   BACKUPS_KEPT: z.coerce.number().int().min(1).max(1000).default(24),
 });
@@ -32,6 +35,8 @@ export interface Config {
   chunk_workers: number;
   /** Per client address: sustained public reads a second, and the burst allowed. */
   read_limits: { reads_per_second: number; burst_reads: number };
+  /** Per client address: registrations an hour, and the burst allowed; what keeps one address from flooding the electorate. */
+  registration_limits: RegistrationLimits;
   /** A backup and a restore drill every this many seconds (0: only on demand), keeping this many backups. */
   backup_every_seconds: number;
   backups_kept: number;
@@ -65,6 +70,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     backup_every_seconds: e.BACKUP_EVERY_SECONDS,
     backups_kept: e.BACKUPS_KEPT,
     read_limits: { reads_per_second: e.READS_PER_SECOND, burst_reads: e.READ_BURST },
+    registration_limits: { registrations_per_hour: e.REGISTRATIONS_PER_HOUR, burst_registrations: e.REGISTRATION_BURST },
     ...(e.COOKIE_SECRET ? { cookie_secret: e.COOKIE_SECRET } : {}),
     ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
       ? { payments: { secret_key: e.STRIPE_SECRET_KEY, webhook_secret: e.STRIPE_WEBHOOK_SECRET, public_url, ...(e.STRIPE_API_BASE ? { api_base: e.STRIPE_API_BASE } : {}) } }

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { RefusalError } from './refusal_error.js';
+import { TokenBuckets } from './token_buckets.js';
 
 export interface ReadLimits {
   /** Sustained reads per second per client address. */
@@ -8,37 +9,20 @@ export interface ReadLimits {
   burst_reads: number;
 }
 
-interface Bucket {
-  tokens: number;
-  at_ms: number;
-}
-
-const clients_tracked_max = 100_000;
-
 /**
  * A token bucket per client address for public reads (GET and HEAD); /healthz and /api/v1/nonce are
  * exempt. Past the burst, 429 RATE_LIMITED with Retry-After. Signed writes have their
  * own limits in the engine.
  */
 export function readLimiter(limits: ReadLimits, clock: () => number): Middleware {
-  const buckets = new Map<string, Bucket>();
+  const buckets = new TokenBuckets({ tokens_per_second: limits.reads_per_second, burst: limits.burst_reads }, clock);
   return async (ctx, next) => {
     // /api/v1/nonce is bounded by the nonce book itself, and every signed write needs one.
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path === '/healthz' || ctx.path === '/api/v1/nonce') return next();
-    const now = clock();
-    let bucket = buckets.get(ctx.ip);
-    if (!bucket) {
-      if (buckets.size >= clients_tracked_max) buckets.delete(buckets.keys().next().value!);
-      bucket = { tokens: limits.burst_reads, at_ms: now };
-      buckets.set(ctx.ip, bucket);
+    const taken = buckets.take(ctx.ip);
+    if (!taken.granted) {
+      throw RefusalError.of('RATE_LIMITED', `At most ${limits.reads_per_second} reads a second per client (bursts of ${limits.burst_reads}).`, { retry_after_seconds: taken.retry_after_seconds });
     }
-    bucket.tokens = Math.min(limits.burst_reads, bucket.tokens + ((now - bucket.at_ms) / 1000) * limits.reads_per_second);
-    bucket.at_ms = now;
-    if (bucket.tokens < 1) {
-      const retry_after_seconds = Math.max(1, Math.ceil((1 - bucket.tokens) / limits.reads_per_second));
-      throw RefusalError.of('RATE_LIMITED', `At most ${limits.reads_per_second} reads a second per client (bursts of ${limits.burst_reads}).`, { retry_after_seconds });
-    }
-    bucket.tokens -= 1;
     await next();
   };
 }

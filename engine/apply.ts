@@ -1,6 +1,7 @@
 import type { ApplyOutcome } from './act.js';
 import { findAct } from './catalogue.js';
 import { gateRefusal } from './governance/membership.js';
+import { noteMemberAct } from './governance/electorate.js';
 import { pomRefusal, type PomAnswer } from './pom/gate.js';
 import { invariant } from './invariant.js';
 import { chainEntry, type ChainedEntry, type LedgerEvent, type Proof } from './ledger.js';
@@ -49,6 +50,8 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
   }
   // A4: every applied act is public and recorded.
   invariant(events.length > 0, `${action.act} applied without a ledger entry`);
+  // Who has acted decides who counts toward quorum (governance/electorate.ts).
+  if (definition.gates.membership && !outcome.answer_as) noteMemberAct(state, action.actor, at_ms);
   const entries = events.map((event, index) => {
     const entry = chainEntry(state.ledger_head, at_ms, event, index === 0 && !outcome.withhold_proof ? action.proof : undefined);
     state.ledger_head = { seq: entry.seq, hash: entry.hash };

@@ -20,6 +20,11 @@ export interface AgentRecord {
   registered_at_ms: EpochMs;
   /** How many times the primary key was rotated. */
   key_generation: number;
+  /**
+   * When this agent's first member act was applied (engine time); absent until then.
+   * Only members who have acted count toward quorum (governance/electorate.ts).
+   */
+  first_acted_at_ms?: EpochMs;
 }
 
 export interface LedgerHead {
@@ -42,6 +47,8 @@ export interface SocietyState {
   agent_by_handle: Map<string, string>;
   /** Every key in use, primary or backup, mapped to its agent: a key serves one agent only. */
   agent_by_key: Map<string, string>;
+  /** Every agent's first_acted_at_ms, ascending (engine time only moves on): an index, rebuilt on load. */
+  first_member_acts_ms: EpochMs[];
   /** The grid world; made from the seed when the society is founded. */
   world: WorldState;
   /** Motions, law, Dispatches, reputation signals: plain JSON. */
@@ -73,6 +80,7 @@ export function emptyState(): SocietyState {
     agents: new Map(),
     agent_by_handle: new Map(),
     agent_by_key: new Map(),
+    first_member_acts_ms: [],
     world: NO_WORLD_YET,
     governance: createGovernance(0),
     pom: createPom(),
@@ -134,6 +142,7 @@ export function stateFromImage(image: StateImage): SocietyState {
   state.tick = image.tick;
   state.ledger_head = { ...image.ledger_head };
   for (const agent of image.agents) indexAgent(state, { ...agent });
+  state.first_member_acts_ms = image.agents.flatMap((agent) => (agent.first_acted_at_ms === undefined ? [] : [agent.first_acted_at_ms])).sort((a, b) => a - b);
   if (image.world) state.world = restoreWorld(image.world_seed, image.world);
   state.governance = structuredClone(image.governance);
   state.pom = structuredClone(image.pom);

@@ -18,6 +18,9 @@ beforeAll(async () => {
   founder = await founderClient(society);
   members = [];
   for (const handle of ['ada', 'bob', 'cyd', 'dio']) members.push(await join(society, handle));
+  // Each says hello: only members who have acted before a motion is filed count toward its quorum.
+  for (const member of members) await member.client.act('bulletin_post', { title: 'Hello', body: 'Glad to be here.' });
+  society.advance(1000);
 });
 afterAll(async () => society.destroy());
 afterEach(() => expect(society.bugs).toEqual([]));

@@ -1,0 +1,53 @@
+/** How fast a client's allowance refills, and how much of it may be spent at once. */
+export interface BucketRate {
+  tokens_per_second: number;
+  /** The bucket's size: a new or long-idle client may spend this many at once. */
+  burst: number;
+}
+
+export type Taken = { granted: true } | { granted: false; retry_after_seconds: number };
+
+interface Bucket {
+  tokens: number;
+  at_ms: number;
+}
+
+const keys_tracked_max_default = 100_000;
+// One shared answer: the read limiter takes a token on every public read.
+const GRANTED: Taken = Object.freeze({ granted: true });
+
+/**
+ * One token bucket per client key (an address, usually), refilled lazily on use.
+ * Memory is bounded: past keys_tracked_max the oldest key is forgotten, which can
+ * only ever hand a client a fresh (full) bucket, never lock one out.
+ */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly rate: BucketRate,
+    private readonly clock: () => number,
+    private readonly keys_tracked_max = keys_tracked_max_default,
+  ) {}
+
+  /** Spends one token of this key's bucket, or says how many whole seconds until one is there. */
+  take(key: string): Taken {
+    const now = this.clock();
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      if (this.buckets.size >= this.keys_tracked_max) this.buckets.delete(this.buckets.keys().next().value!);
+      bucket = { tokens: this.rate.burst, at_ms: now };
+      this.buckets.set(key, bucket);
+    }
+    bucket.tokens = Math.min(this.rate.burst, bucket.tokens + (Math.max(0, now - bucket.at_ms) / 1000) * this.rate.tokens_per_second);
+    bucket.at_ms = now;
+    if (bucket.tokens < 1) return { granted: false, retry_after_seconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate.tokens_per_second)) };
+    bucket.tokens -= 1;
+    return GRANTED;
+  }
+
+  /** How many keys are tracked now (for tests of the memory bound). */
+  get size(): number {
+    return this.buckets.size;
+  }
+}

@@ -1,0 +1,58 @@
+import { invariant } from '../invariant.js';
+import type { SocietyState } from '../state.js';
+import type { EpochMs } from '../time.js';
+import { isActiveMember } from './membership.js';
+
+/*
+ * Who counts toward a motion's quorum (docs/governance.md, "The electorate").
+ *
+ * The electorate of a motion is the active members whose first member act was applied
+ * before the motion was filed. A member act is an applied write act that needs an
+ * active membership (moving, digging, filing, voting, posting, ...) and that was not
+ * answered as a refusal. Registration, backup keys, key rotation and Proof of Machine
+ * challenges do not count: a script performs them in the same breath as registering,
+ * so they prove no more than the registration itself. Reads change nothing and are
+ * not logged, so they cannot count either.
+ *
+ * Counting at the filing fixes the electorate the moment a draft is public: nothing
+ * that happens after it (new registrations, first acts of dormant agents) can move
+ * the quorum its author will face. An agent that registered after the filing has
+ * necessarily acted after it, so it is never counted.
+ */
+
+/** Records an agent's first member act; applyAction calls this for every applied member act. */
+export function noteMemberAct(state: SocietyState, agent_id: string, at_ms: EpochMs): void {
+  const agent = state.agents.get(agent_id);
+  if (!agent || agent.first_acted_at_ms !== undefined) return;
+  const acts = state.first_member_acts_ms;
+  invariant(acts.length === 0 || acts[acts.length - 1]! <= at_ms, 'a first member act earlier than the one before it');
+  agent.first_acted_at_ms = at_ms;
+  acts.push(at_ms);
+}
+
+/**
+ * The electorate of a motion filed at filed_at_ms, counted now. With payments off no
+ * member ever stops being active, so it is the number of first acts before the filing:
+ * a binary search, whatever the size of the society. With payments on, membership
+ * lapses, so each member who acted in time is checked (as often as motions open).
+ */
+export function electorateCount(state: Readonly<SocietyState>, filed_at_ms: EpochMs): number {
+  if (state.payments.mode === 'off') return countBefore(state.first_member_acts_ms, filed_at_ms);
+  let count = 0;
+  for (const agent of state.agents.values()) {
+    if (agent.first_acted_at_ms !== undefined && agent.first_acted_at_ms < filed_at_ms && isActiveMember(state, agent.agent_id)) count++;
+  }
+  return count;
+}
+
+/** How many of the ascending times are strictly before `limit`. */
+function countBefore(ascending: readonly number[], limit: number): number {
+  let low = 0;
+  let high = ascending.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ascending[middle]! < limit) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
