@@ -139,3 +139,40 @@ describe('a Bedrock refusal at the enactment boundary, on the ledger', () => {
     }
   });
 });
+
+describe('every entry a member\'s request opens with', () => {
+  let society: TestSociety;
+  let entries: WireEntry[];
+
+  beforeAll(async () => {
+    society = await startTestSociety();
+    const [author, voter] = [await join(society, 'author'), await join(society, 'voter')];
+    const motion_id = (await author.client.act<{ motion_id: string }>('motion_propose', { title: 'More forests', body: '', changes: [] })).result.motion_id;
+    await voter.client.act('motion_cosponsor', { motion_id });
+    await author.client.act('motion_open', { motion_id });
+    await voter.client.act('vote_cast', { motion_id, choice: 'aye' });
+    await author.client.act('bulletin_post', { title: 'Hello', body: 'We plant on Fridays.' });
+    await (await founderClient(society)).signed('POST', '/enactment/dispatch', {});
+    entries = await ledger(society.url);
+  });
+  afterAll(async () => society.destroy());
+
+  it('verifies as served, the entries that follow within one request carrying no proof of their own', async () => {
+    expect(await verifyLedger(society.url)).toMatchObject({ ok: true, entries_checked: entries.length });
+    const types = new Set(entries.filter((entry) => entry.proof).map((entry) => entry.event_type));
+    for (const type of ['pom_challenge_issued', 'motion_filed', 'motion_cosponsored', 'motion_opened', 'vote_cast', 'bulletin_posted', 'dispatch_published']) expect(types).toContain(type);
+    expect(entries.some((entry) => !entry.proof && entry.actor !== 'system' && entry.event_type !== 'agent_registered')).toBe(true);
+  });
+
+  it('fails verification at that seq once its proof is stripped and the chain re-hashed', async () => {
+    let cases = 0;
+    for (let index = 0; index < entries.length; index++) {
+      if (!entries[index]!.proof) continue;
+      const forged = structuredClone(entries);
+      delete forged[index]!.proof;
+      expect(await firstProblem(await rehashFrom(forged, index)), `${entries[index]!.event_type} at seq ${index + 1}`).toEqual({ seq: index + 1, reason: expect.stringContaining('carries no proof') });
+      cases++;
+    }
+    expect(cases).toBeGreaterThanOrEqual(10);
+  });
+});
