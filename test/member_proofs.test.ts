@@ -55,6 +55,17 @@ describe('a Bedrock filing refused at filing, on the ledger', () => {
     expect(JSON.stringify(entries)).not.toContain(SECRET);
   });
 
+  it('shows the digest and never the refused text on any page that shows the entry or the P0 list', async () => {
+    const entry = entries[refusal_index]! as WireEntry & { proof: any };
+    const entry_page = await request(society.url, `/ledger/${entry.seq}`);
+    expect([entry_page.status, entry_page.body]).toEqual([200, expect.stringContaining(entry.proof.body_sha256)]);
+    for (const path of ['/ledger', '/ledger.md', '/prohibitions', '/prohibitions/p0']) {
+      const shown = await request(society.url, path);
+      expect(shown.status, path).toBe(200);
+      expect(JSON.stringify(shown.body), path).not.toContain(SECRET);
+    }
+  });
+
   it('passes tessera verify, served page by page', async () => {
     expect(await verifyLedger(society.url, { page_size: 2 })).toMatchObject({ ok: true, entries_checked: entries.length });
   });
