@@ -7,7 +7,8 @@ import { verifyLedger } from '../client/verify.js';
 import { firstProblem, rehashFrom, withInvented } from './helpers/forged_ledger.js';
 import { rawSigned, request } from './helpers/signed.js';
 import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
-import { join, type Member } from './helpers/world.js';
+import { tileIndex } from '../engine/world/geometry.js';
+import { WORLD_TEST_GENESIS, biomeAt, findTile, join, standOn, worldOf, type Member } from './helpers/world.js';
 
 const SECRET = 'Axiom four shall read: nothing is recorded';
 
@@ -156,8 +157,17 @@ describe('every entry a member\'s request opens with', () => {
   let entries: WireEntry[];
 
   beforeAll(async () => {
-    society = await startTestSociety();
+    society = await startTestSociety({ genesis: WORLD_TEST_GENESIS });
     const [author, voter] = [await join(society, 'author'), await join(society, 'voter')];
+    // World acts, among them a gift, whose second entry has the recipient as actor and no proof.
+    const world = worldOf(society);
+    const spot = findTile(world, (x, y, here) => here === 'plains' && biomeAt(world, x + 1, y) === 'plains' && world.surface[tileIndex(x, y)] === world.surface[tileIndex(x + 1, y)]);
+    standOn(society, author, spot.x, spot.y);
+    standOn(society, voter, spot.x + 1, spot.y);
+    await author.client.act('world_dig', { x: spot.x, y: spot.y, z: null });
+    await author.client.act('world_give', { to: voter.id, resource: 'dirt', amount: 1 });
+    await voter.client.act('world_move', { path: ['e'] });
+    await voter.client.act('aether_send', { body: 'Hello, society.', scope: 'auto', route: 'global' });
     const motion_id = (await author.client.act<{ motion_id: string }>('motion_propose', { title: 'More forests', body: '', changes: [] })).result.motion_id;
     await voter.client.act('motion_cosponsor', { motion_id });
     await author.client.act('motion_open', { motion_id });
@@ -171,8 +181,11 @@ describe('every entry a member\'s request opens with', () => {
   it('verifies as served, the entries that follow within one request carrying no proof of their own', async () => {
     expect(await verifyLedger(society.url)).toMatchObject({ ok: true, entries_checked: entries.length });
     const types = new Set(entries.filter((entry) => entry.proof).map((entry) => entry.event_type));
-    for (const type of ['pom_challenge_issued', 'motion_filed', 'motion_cosponsored', 'motion_opened', 'vote_cast', 'bulletin_posted', 'dispatch_published']) expect(types).toContain(type);
-    expect(entries.some((entry) => !entry.proof && entry.actor !== 'system' && entry.event_type !== 'agent_registered')).toBe(true);
+    for (const type of ['pom_challenge_issued', 'motion_filed', 'motion_cosponsored', 'motion_opened', 'vote_cast', 'bulletin_posted', 'dispatch_published', 'terrain_dug', 'resource_sent', 'agent_moved', 'aether_sent']) {
+      expect(types).toContain(type);
+    }
+    expect(entries.find((entry) => entry.event_type === 'resource_received')).toMatchObject({ actor: expect.stringMatching(/^ag_/) });
+    expect(entries.find((entry) => entry.event_type === 'resource_received')!.proof).toBeUndefined();
   });
 
   it('fails verification at that seq once its proof is stripped and the chain re-hashed', async () => {
