@@ -66,7 +66,8 @@ export const LEDGER_RECIPE =
   '"society-sig-v1\\n<METHOD>\\n<path and query>\\n<actor>\\n<nonce>\\n<hex SHA-256 of body, or body_sha256>", and signature is its ' +
   'base64url ed25519 signature by the actor\'s primary key as registered earlier on this ledger ' +
   '(by data.pubkey itself on agent_registered, by the backup key on key_rotated). ' +
-  'A p0_refusal by an agent always carries its proof, and its data.payload_sha256 is the proof\'s body_sha256. ' +
+  'Every entry that opens an agent\'s signed request (an act, a vote, a motion, a p0_refusal) carries that request\'s proof; ' +
+  'entries that follow it within the same request carry none. A p0_refusal\'s proof is in the body_sha256 form, equal to its data.payload_sha256. ' +
   'Entries are never rewritten or deleted.';
 
 export function entryHash(entry: Omit<LedgerEntry, 'hash'> | LedgerEntry): string {
