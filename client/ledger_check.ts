@@ -33,10 +33,8 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 /**
  * Event types that a signed request always opens with, so an entry of one of them by
  * an agent carries that request's proof, or nothing shows the agent asked (an operator
- * could otherwise invent a vote, a motion or a refused Bedrock filing). Entries that
- * follow the first within one request (standing_awarded, biome_first_discovery,
- * relic_found, and resource_received, whose actor is the recipient) carry none, nor
- * do the system's own (actor 'system') or the Founder's registration at genesis.
+ * could otherwise invent a vote, a motion or a refused Bedrock filing). The system's
+ * own entries (actor 'system') and the Founder's registration at genesis carry none.
  */
 const REQUEST_OPENING_EVENTS = new Set([
   'agent_registered', 'key_backup_registered', 'key_rotated', 'p0_refusal',
@@ -44,6 +42,14 @@ const REQUEST_OPENING_EVENTS = new Set([
   'agent_moved', 'block_placed', 'block_broken', 'terrain_dug', 'resource_gathered', 'resource_sent', 'aether_sent', 'structure_built',
   'grant_issued', 'dispatch_published', 'enactment_applied', 'motion_resolved_by_founder',
 ]);
+
+/**
+ * Entries that follow the opening one within a request and carry no proof of their
+ * own: the requester's gains (standing_awarded, biome_first_discovery, relic_found),
+ * and resource_received, whose actor is the recipient of the resource_sent before it.
+ * Each must sit right behind the request it belongs to, at the same time.
+ */
+const FOLLOW_UP_EVENTS = new Set(['standing_awarded', 'biome_first_discovery', 'relic_found', 'resource_received']);
 
 export interface Problem {
   seq: number;
@@ -68,6 +74,8 @@ export class LedgerChecker {
   private last_hash = ZERO_HASH;
   private readonly keys = new Map<string, Keys>();
   private readonly nonces_seen = new Set<string>();
+  /** The entry that opened the request being read, which follow-up entries belong to. */
+  private opening: WireEntry | undefined;
 
   get checked(): number {
     return this.expected_seq - 1;
@@ -90,6 +98,7 @@ export class LedgerChecker {
     const problem = await this.checkProof(entry);
     if (problem) return fail(problem);
     this.learnKeys(entry);
+    this.noteRequest(entry);
     this.expected_seq += 1;
     this.last_hash = hash;
     return undefined;
@@ -100,7 +109,10 @@ export class LedgerChecker {
     const identity_event = entry.event_type === 'agent_registered' || entry.event_type === 'key_backup_registered' || entry.event_type === 'key_rotated';
     const founder_genesis = entry.event_type === 'agent_registered' && entry.seq === 2 && data.role === 'founder';
     const opens_a_request = REQUEST_OPENING_EVENTS.has(entry.event_type) && entry.actor !== 'system' && !founder_genesis;
-    if (!proof) return opens_a_request ? `${entry.event_type} carries no proof` : undefined;
+    if (!proof) {
+      if (opens_a_request) return `${entry.event_type} carries no proof`;
+      return FOLLOW_UP_EVENTS.has(entry.event_type) && entry.actor !== 'system' ? this.strayFollowUp(entry) : undefined;
+    }
     const body_sha256 = await signedBodySha256(proof);
     if (body_sha256 === undefined) return 'proof must carry exactly one of body and body_sha256 (64 lowercase hex digits)';
     if (entry.event_type === 'p0_refusal' && data.payload_sha256 !== body_sha256) return 'data.payload_sha256 is not the hash of the body the proof signed';
@@ -121,6 +133,19 @@ export class LedgerChecker {
     const text = signingString({ method: proof.method, path: proof.path, agent_id: entry.actor, nonce: proof.nonce, body_sha256 });
     if (!(await verifyText(signer_key, text, proof.signature))) return 'proof signature does not verify';
     return this.signedDataMismatch(entry, identity_event);
+  }
+
+  /** A follow-up entry must belong to the request right before it: same time, and an agent that request names. */
+  private strayFollowUp(entry: WireEntry): string | undefined {
+    const opening = this.opening;
+    if (!opening || opening.at !== entry.at) return `${entry.event_type} follows no signed request of its own`;
+    const named = entry.event_type === 'resource_received' ? (opening.event_type === 'resource_sent' ? opening.data.to : undefined) : opening.actor;
+    return named === entry.actor ? undefined : `${entry.event_type} is for an agent the signed request before it does not name`;
+  }
+
+  private noteRequest(entry: WireEntry): void {
+    if (entry.proof) this.opening = entry;
+    else if (entry.actor === 'system') this.opening = undefined;
   }
 
   /** For identity events the data must be what was signed, so an operator cannot swap a key. */

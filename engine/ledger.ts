@@ -67,7 +67,7 @@ export const LEDGER_RECIPE =
   'base64url ed25519 signature by the actor\'s primary key as registered earlier on this ledger ' +
   '(by data.pubkey itself on agent_registered, by the backup key on key_rotated). ' +
   'Every entry that opens an agent\'s signed request (an act, a vote, a motion, a p0_refusal) carries that request\'s proof; ' +
-  'entries that follow it within the same request carry none. A p0_refusal\'s proof is in the body_sha256 form, equal to its data.payload_sha256. ' +
+  'entries that follow it within the same request (standing_awarded, biome_first_discovery, relic_found for the requester; resource_received for the recipient named in resource_sent) carry none and share its at. A p0_refusal\'s proof is in the body_sha256 form, equal to its data.payload_sha256. ' +
   'Entries are never rewritten or deleted.';
 
 export function entryHash(entry: Omit<LedgerEntry, 'hash'> | LedgerEntry): string {

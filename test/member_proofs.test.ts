@@ -199,4 +199,16 @@ describe('every entry a member\'s request opens with', () => {
     }
     expect(cases).toBeGreaterThanOrEqual(10);
   });
+
+  it('fails verification where a proofless entry for an agent belongs to no signed request that names it', async () => {
+    const received = entries.findIndex((entry) => entry.event_type === 'resource_received');
+    const redirected = structuredClone(entries);
+    const stranger = entries.find((entry) => entry.event_type === 'agent_registered' && entry.proof && entry.actor !== redirected[received]!.actor)!.actor;
+    Object.assign(redirected[received]!, { actor: stranger, data: { ...redirected[received]!.data, agent_id: stranger } });
+    expect(await firstProblem(await rehashFrom(redirected, received))).toEqual({ seq: received + 1, reason: expect.stringContaining('does not name') });
+
+    const awarded = entries.find((entry) => entry.event_type === 'standing_awarded')!;
+    const invented = await withInvented(entries, { at: '2031-01-01T00:00:00.000+00:00', event_type: 'standing_awarded', actor: awarded.actor, data: awarded.data });
+    expect(await firstProblem(invented)).toEqual({ seq: invented.length, reason: expect.stringContaining('follows no signed request') });
+  });
 });
