@@ -10,9 +10,46 @@ export interface WireEntry {
   event_type: string;
   actor: string;
   data: Record<string, unknown>;
-  proof?: { method: string; path: string; nonce: string; body: string; signature: string };
+  proof?: WireProof;
   hash: string;
 }
+
+/**
+ * The signed request behind an entry: with `body`, the canonical body that was signed;
+ * with `body_sha256` instead, only its hex SHA-256, where the body must not be
+ * republished (a refused Bedrock filing). Exactly one of the two is present.
+ */
+export interface WireProof {
+  method: string;
+  path: string;
+  nonce: string;
+  body?: string;
+  body_sha256?: string;
+  signature: string;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * Event types that a signed request always opens with, so an entry of one of them by
+ * an agent carries that request's proof, or nothing shows the agent asked (an operator
+ * could otherwise invent a vote, a motion or a refused Bedrock filing). The system's
+ * own entries (actor 'system') and the Founder's registration at genesis carry none.
+ */
+const REQUEST_OPENING_EVENTS = new Set([
+  'agent_registered', 'key_backup_registered', 'key_rotated', 'p0_refusal',
+  'motion_filed', 'motion_opened', 'motion_cosponsored', 'vote_cast', 'bulletin_posted', 'pom_challenge_issued',
+  'agent_moved', 'block_placed', 'block_broken', 'terrain_dug', 'resource_gathered', 'resource_sent', 'aether_sent', 'structure_built',
+  'grant_issued', 'dispatch_published', 'enactment_applied', 'motion_resolved_by_founder',
+]);
+
+/**
+ * Entries that follow the opening one within a request and carry no proof of their
+ * own: the requester's gains (standing_awarded, biome_first_discovery, relic_found),
+ * and resource_received, whose actor is the recipient of the resource_sent before it.
+ * Each must sit right behind the request it belongs to, at the same time.
+ */
+const FOLLOW_UP_EVENTS = new Set(['standing_awarded', 'biome_first_discovery', 'relic_found', 'resource_received']);
 
 export interface Problem {
   seq: number;
@@ -37,6 +74,8 @@ export class LedgerChecker {
   private last_hash = ZERO_HASH;
   private readonly keys = new Map<string, Keys>();
   private readonly nonces_seen = new Set<string>();
+  /** The entry that opened the request being read, which follow-up entries belong to. */
+  private opening: WireEntry | undefined;
 
   get checked(): number {
     return this.expected_seq - 1;
@@ -59,6 +98,7 @@ export class LedgerChecker {
     const problem = await this.checkProof(entry);
     if (problem) return fail(problem);
     this.learnKeys(entry);
+    this.noteRequest(entry);
     this.expected_seq += 1;
     this.last_hash = hash;
     return undefined;
@@ -68,7 +108,14 @@ export class LedgerChecker {
     const { proof, data } = entry;
     const identity_event = entry.event_type === 'agent_registered' || entry.event_type === 'key_backup_registered' || entry.event_type === 'key_rotated';
     const founder_genesis = entry.event_type === 'agent_registered' && entry.seq === 2 && data.role === 'founder';
-    if (!proof) return identity_event && !founder_genesis ? `${entry.event_type} carries no proof` : undefined;
+    const opens_a_request = REQUEST_OPENING_EVENTS.has(entry.event_type) && entry.actor !== 'system' && !founder_genesis;
+    if (!proof) {
+      if (opens_a_request) return `${entry.event_type} carries no proof`;
+      return FOLLOW_UP_EVENTS.has(entry.event_type) && entry.actor !== 'system' ? this.strayFollowUp(entry) : undefined;
+    }
+    const body_sha256 = await signedBodySha256(proof);
+    if (body_sha256 === undefined) return 'proof must carry exactly one of body and body_sha256 (64 lowercase hex digits)';
+    if (entry.event_type === 'p0_refusal' && data.payload_sha256 !== body_sha256) return 'data.payload_sha256 is not the hash of the body the proof signed';
     if (this.nonces_seen.has(proof.nonce)) return 'proof reuses a nonce already spent on this ledger';
     this.nonces_seen.add(proof.nonce);
 
@@ -83,13 +130,28 @@ export class LedgerChecker {
       signer_key = this.keys.get(entry.actor)?.primary;
       if (!signer_key) return 'proof by an agent not registered earlier on this ledger';
     }
-    const text = signingString({ method: proof.method, path: proof.path, agent_id: entry.actor, nonce: proof.nonce, body_sha256: await sha256Hex(proof.body) });
+    const text = signingString({ method: proof.method, path: proof.path, agent_id: entry.actor, nonce: proof.nonce, body_sha256 });
     if (!(await verifyText(signer_key, text, proof.signature))) return 'proof signature does not verify';
-    return this.signedDataMismatch(entry);
+    return this.signedDataMismatch(entry, identity_event);
+  }
+
+  /** A follow-up entry must belong to the request right before it: same time, and an agent that request names. */
+  private strayFollowUp(entry: WireEntry): string | undefined {
+    const opening = this.opening;
+    if (!opening || opening.at !== entry.at) return `${entry.event_type} follows no signed request of its own`;
+    const named = entry.event_type === 'resource_received' ? (opening.event_type === 'resource_sent' ? opening.data.to : undefined) : opening.actor;
+    return named === entry.actor ? undefined : `${entry.event_type} is for an agent the signed request before it does not name`;
+  }
+
+  private noteRequest(entry: WireEntry): void {
+    if (entry.proof) this.opening = entry;
+    else if (entry.actor === 'system') this.opening = undefined;
   }
 
   /** For identity events the data must be what was signed, so an operator cannot swap a key. */
-  private signedDataMismatch(entry: WireEntry): string | undefined {
+  private signedDataMismatch(entry: WireEntry, identity_event: boolean): string | undefined {
+    // A digest proves who signed, not what: identity events must show the body their data is checked against.
+    if (entry.proof!.body === undefined) return identity_event ? `${entry.event_type} must carry its signed body, not only its digest` : undefined;
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(entry.proof!.body) as Record<string, unknown>;
@@ -120,4 +182,13 @@ export class LedgerChecker {
       if (keys) keys.primary = String(data.new_pubkey);
     }
   }
+}
+
+/** The value of the signing string's last line, or undefined unless exactly one well-formed form is present. */
+async function signedBodySha256(proof: WireProof): Promise<string | undefined> {
+  const has_body = typeof proof.body === 'string';
+  const has_digest = typeof proof.body_sha256 === 'string';
+  if (has_body === has_digest) return undefined;
+  if (has_body) return sha256Hex(proof.body!);
+  return SHA256_HEX.test(proof.body_sha256!) ? proof.body_sha256 : undefined;
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Refusal } from './refusals.js';
-import type { LedgerEvent } from './ledger.js';
+import type { LedgerEvent, ProofForm } from './ledger.js';
 import type { SocietyState } from './state.js';
 import type { EpochMs } from './time.js';
 
@@ -18,16 +18,22 @@ export interface ApplyContext {
   readonly at_ms: EpochMs;
   /** The agent the act is for (the signer's id); 'system' for engine acts. */
   readonly actor: string;
+  /**
+   * The canonical body the actor signed, null for an act no signed request caused
+   * (system acts, and engine-level callers that submit without a proof).
+   */
+  readonly signed_body: string | null;
   emit(event: LedgerEvent): void;
 }
 
 /**
  * What an apply function returns. A success may still be answered as a refusal
  * (`answer_as`): a Bedrock refusal is recorded on the P0 list, so it is applied and
- * logged, yet the caller is told no. `withhold_proof` keeps the signed request off the
- * ledger, for records that must not republish what was refused.
+ * logged, yet the caller is told no. `proof_form: 'digest'` puts the signed request on
+ * the ledger with its body's SHA-256 in place of the body, for records that must not
+ * republish what was refused yet must still prove who asked (default 'body').
  */
-export type ApplyOutcome = { ok: true; result: Record<string, unknown>; answer_as?: Refusal; withhold_proof?: boolean } | Refusal;
+export type ApplyOutcome = { ok: true; result: Record<string, unknown>; answer_as?: Refusal; proof_form?: ProofForm } | Refusal;
 
 /** What a read act sees: the state between ticks, at the host's present time. */
 export interface ReadContext {

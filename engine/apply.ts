@@ -4,7 +4,7 @@ import { gateRefusal } from './governance/membership.js';
 import { noteMemberAct } from './governance/electorate.js';
 import { pomRefusal, type PomAnswer } from './pom/gate.js';
 import { invariant } from './invariant.js';
-import { chainEntry, type ChainedEntry, type LedgerEvent, type Proof } from './ledger.js';
+import { chainEntry, ledgerProof, type ChainedEntry, type LedgerEvent, type Proof } from './ledger.js';
 import type { SocietyState } from './state.js';
 import type { EpochMs } from './time.js';
 
@@ -42,18 +42,19 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
   const challenge = definition.gates.pom ? pomRefusal(state, definition.name, action.actor, action.pom, at_ms) : undefined;
   if (challenge && 'ok' in challenge) return { outcome: challenge, entries: [] };
   const events: LedgerEvent[] = [];
-  const outcome = definition.apply({ state, at_ms, actor: action.actor, emit: (event) => events.push(event) }, action.payload);
+  const outcome = definition.apply({ state, at_ms, actor: action.actor, signed_body: action.proof?.body ?? null, emit: (event) => events.push(event) }, action.payload);
   if (outcome.ok && challenge) challenge.used = true;
   if (!outcome.ok) {
     invariant(events.length === 0, `${action.act} emitted events and then refused`);
     return { outcome, entries: [] };
   }
-  // A4: every applied act is public and recorded.
+  // A4: every applied act is public and recorded; the request that caused it is proved on its first entry.
   invariant(events.length > 0, `${action.act} applied without a ledger entry`);
   // Who has acted decides who counts toward quorum (governance/electorate.ts).
   if (definition.gates.membership && !outcome.answer_as) noteMemberAct(state, action.actor, at_ms);
+  const proof = action.proof && ledgerProof(action.proof, outcome.proof_form ?? 'body');
   const entries = events.map((event, index) => {
-    const entry = chainEntry(state.ledger_head, at_ms, event, index === 0 && !outcome.withhold_proof ? action.proof : undefined);
+    const entry = chainEntry(state.ledger_head, at_ms, event, index === 0 ? proof : undefined);
     state.ledger_head = { seq: entry.seq, hash: entry.hash };
     return entry;
   });

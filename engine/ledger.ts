@@ -12,6 +12,32 @@ export interface Proof {
   signature: string;
 }
 
+/**
+ * A proof that must not republish what was signed (a refused Bedrock filing): the
+ * body is replaced by its SHA-256, the very value on the signing string's last line,
+ * so the signature still checks while the refused text stays off the public ledger.
+ */
+export interface DigestProof {
+  method: string;
+  path: string;
+  nonce: string;
+  /** Lowercase hex SHA-256 of the canonical body that was signed. */
+  body_sha256: string;
+  signature: string;
+}
+
+/** A proof as an entry carries it: the signed body itself, or its digest. */
+export type LedgerProof = Proof | DigestProof;
+
+/** How the signed request appears on the ledger: 'body' as it was signed, 'digest' without its body. */
+export type ProofForm = 'body' | 'digest';
+
+export function ledgerProof(proof: Proof, form: ProofForm): LedgerProof {
+  if (form === 'body') return proof;
+  const { body, ...signed } = proof;
+  return { ...signed, body_sha256: sha256Hex(body) };
+}
+
 export interface LedgerEntry {
   seq: number;
   prev_hash: string;
@@ -19,7 +45,7 @@ export interface LedgerEntry {
   event_type: string;
   actor: string;
   data: Record<string, unknown>;
-  proof?: Proof;
+  proof?: LedgerProof;
   hash: string;
 }
 
@@ -34,10 +60,15 @@ export const LEDGER_RECIPE =
   'Each entry is {seq, prev_hash, at, event_type, actor, data, proof?, hash}. ' +
   'hash = lowercase hex SHA-256 of the UTF-8 RFC 8785 (JCS) serialisation of the entry without its hash field. ' +
   'prev_hash = the previous entry\'s hash; for seq 1 it is 64 zeros. ' +
-  'proof, on the first entry a signed request produced, is {method, path, nonce, body, signature}: the signing string is ' +
-  '"society-sig-v1\\n<METHOD>\\n<path and query>\\n<actor>\\n<nonce>\\n<hex SHA-256 of body>", and signature is its ' +
+  'proof, on the first entry a signed request produced, is {method, path, nonce, body, signature} with body the canonical body signed, ' +
+  'or {method, path, nonce, body_sha256, signature} where the body must not be republished (a refused Bedrock filing), ' +
+  'body_sha256 being the lowercase hex SHA-256 of that body; exactly one of body and body_sha256 is present. The signing string is ' +
+  '"society-sig-v1\\n<METHOD>\\n<path and query>\\n<actor>\\n<nonce>\\n<hex SHA-256 of body, or body_sha256>", and signature is its ' +
   'base64url ed25519 signature by the actor\'s primary key as registered earlier on this ledger ' +
-  '(by data.pubkey itself on agent_registered, by the backup key on key_rotated). Entries are never rewritten or deleted.';
+  '(by data.pubkey itself on agent_registered, by the backup key on key_rotated). ' +
+  'Every entry that opens an agent\'s signed request (an act, a vote, a motion, a p0_refusal) carries that request\'s proof; ' +
+  'entries that follow it within the same request (standing_awarded, biome_first_discovery, relic_found for the requester; resource_received for the recipient named in resource_sent) carry none and share its at. A p0_refusal\'s proof is in the body_sha256 form, equal to its data.payload_sha256. ' +
+  'Entries are never rewritten or deleted.';
 
 export function entryHash(entry: Omit<LedgerEntry, 'hash'> | LedgerEntry): string {
   const { hash: _ignored, ...unhashed } = entry as LedgerEntry;
@@ -55,7 +86,7 @@ export interface ChainedEntry {
 }
 
 /** Places an event on the chain after `head`; the caller advances its head to the result. */
-export function chainEntry(head: LedgerHead, at_ms: EpochMs, event: LedgerEvent, proof?: Proof): ChainedEntry {
+export function chainEntry(head: LedgerHead, at_ms: EpochMs, event: LedgerEvent, proof?: LedgerProof): ChainedEntry {
   const unhashed: Omit<LedgerEntry, 'hash'> = {
     seq: head.seq + 1,
     prev_hash: head.hash,
@@ -79,8 +110,12 @@ const quote = JSON.stringify;
  * hot path of every append; a property test holds it equal to canonicalJson(entry).
  */
 export function canonicalEntry(entry: Omit<LedgerEntry, 'hash'>): string {
-  const proof = entry.proof
-    ? `,"proof":{"body":${quote(entry.proof.body)},"method":${quote(entry.proof.method)},"nonce":${quote(entry.proof.nonce)},"path":${quote(entry.proof.path)},"signature":${quote(entry.proof.signature)}}`
-    : '';
+  const proof = entry.proof ? `,"proof":${canonicalProof(entry.proof)}` : '';
   return `{"actor":${quote(entry.actor)},"at":${quote(entry.at)},"data":${canonicalJson(entry.data)},"event_type":${quote(entry.event_type)},"prev_hash":${quote(entry.prev_hash)}${proof},"seq":${entry.seq}}`;
+}
+
+/** "body" and "body_sha256" both sort before "method", so either form keeps the same key order after it. */
+function canonicalProof(proof: LedgerProof): string {
+  const signed = 'body' in proof ? `"body":${quote(proof.body)}` : `"body_sha256":${quote(proof.body_sha256)}`;
+  return `{${signed},"method":${quote(proof.method)},"nonce":${quote(proof.nonce)},"path":${quote(proof.path)},"signature":${quote(proof.signature)}}`;
 }

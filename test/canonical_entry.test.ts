@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import canonicalizeJson from 'canonicalize';
-import { canonicalJson } from '../engine/canonical.js';
-import { canonicalEntry, chainEntry, entryHash } from '../engine/ledger.js';
+import { canonicalJson, sha256Hex } from '../engine/canonical.js';
+import { canonicalEntry, chainEntry, entryHash, ledgerProof } from '../engine/ledger.js';
 
 // Printable text in every script, and ASCII including control characters (escapes).
 const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'binary-ascii', maxLength: 40 }));
@@ -21,7 +21,10 @@ const json_value = fc.letrec((tie) => ({
   ),
 })).value;
 
-const proof = fc.record({ method: fc.constantFrom('POST', 'GET'), path: text, nonce: text, body: text, signature: text });
+const signed = { method: fc.constantFrom('POST', 'GET'), path: text, nonce: text, signature: text };
+const sha256_hex = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 });
+// Both forms an entry carries: the signed body itself, or its digest where the body must not be republished.
+const proof = fc.oneof(fc.record({ ...signed, body: text }), fc.record({ ...signed, body_sha256: fc.oneof(sha256_hex, text) }));
 const unhashed = fc.record(
   { seq: fc.nat(), prev_hash: fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), at: text, event_type: text, actor: text, data: fc.dictionary(key, json_value, { maxKeys: 6 }), proof },
   { requiredKeys: ['seq', 'prev_hash', 'at', 'event_type', 'actor', 'data'] },
@@ -53,6 +56,15 @@ describe('the ledger entry canonicaliser', () => {
       }),
       { numRuns: 500 },
     );
+    const digest = { seq: 1, prev_hash: '0'.repeat(64), at: 'now', event_type: 'p0_refusal', actor: 'ag_1', data: {}, proof: { signature: 's', path: '/p', nonce: 'n', method: 'POST', body_sha256: 'ab'.repeat(32) } };
+    expect(canonicalEntry(digest)).toContain(`"proof":{"body_sha256":"${'ab'.repeat(32)}","method":"POST","nonce":"n","path":"/p","signature":"s"}`);
+    expect(canonicalEntry(digest)).toBe(canonicalJson(digest));
+  });
+
+  it('puts a signed request on the ledger as it was signed, or as its digest, which is the hash on the signing string\'s last line', () => {
+    const request = { method: 'POST', path: '/api/v1/act', nonce: 'n0nce', body: '{"act":"motion_propose"}', signature: 'sig' };
+    expect(ledgerProof(request, 'body')).toBe(request);
+    expect(ledgerProof(request, 'digest')).toEqual({ method: 'POST', path: '/api/v1/act', nonce: 'n0nce', body_sha256: sha256Hex(request.body), signature: 'sig' });
   });
 
   it('serves JSON that parses back to the entry with the hash of its canonical text', () => {

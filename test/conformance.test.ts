@@ -60,7 +60,10 @@ async function independentVerify(base: string): Promise<number> {
       if (entry.proof) {
         const signer = entry.event_type === 'key_rotated' ? keys.get(entry.actor)?.backup : keys.get(entry.actor)?.primary;
         if (!signer) return seq;
-        const text = ['society-sig-v1', entry.proof.method, entry.proof.path, entry.actor, entry.proof.nonce, sha256(entry.proof.body)].join('\n');
+        // The body as signed, or only its digest where the body must not be republished: exactly one of the two.
+        if (('body' in entry.proof) === ('body_sha256' in entry.proof)) return seq;
+        const body_sha256 = 'body' in entry.proof ? sha256(entry.proof.body) : entry.proof.body_sha256;
+        const text = ['society-sig-v1', entry.proof.method, entry.proof.path, entry.actor, entry.proof.nonce, body_sha256].join('\n');
         const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: signer }, format: 'jwk' });
         if (!verify(null, Buffer.from(text), key, Buffer.from(entry.proof.signature, 'base64url'))) return seq;
       }

@@ -153,7 +153,9 @@ describe('the Bedrock boundary', () => {
     expect(p0.at(-1)).toMatchObject({ agent_id: bo().id, where: 'filing', op: 'amend_axiom', reasoning: expect.stringContaining('Bedrock'), payload_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const tail = (await request(url, `/api/v1/ledger?from=${society.store.ledgerHead().seq}&limit=1`)).body.entries[0];
     expect(tail.event_type).toBe('p0_refusal');
-    expect(tail.proof).toBeUndefined();
+    // The filer's signed request is proved by its digest; the body, which holds the refused text, is not republished.
+    expect(tail.proof).toMatchObject({ body_sha256: p0.at(-1).payload_sha256 });
+    expect(tail.proof.body).toBeUndefined();
     expect(JSON.stringify(tail)).not.toContain(secret);
     const charter_change = await refusal(bo().client.act('motion_propose', { title: 'Edit A1', body: '', changes: [{ op: 'amend_charter', article_id: 'A1', title: 'x', text: 'y' }] }));
     expect(charter_change.code).toBe('BEDROCK_PROTECTED');

@@ -5,10 +5,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import canonicalizeJson from 'canonicalize';
 import { generateKey } from '../client/keys.js';
-import { LedgerChecker, type WireEntry } from '../client/ledger_check.js';
+import type { WireEntry } from '../client/ledger_check.js';
 import { sha256Hex } from '../client/protocol.js';
 import { TesseraClient } from '../client/sdk.js';
 import { verifyLedger } from '../client/verify.js';
+import { firstProblem, rehashFrom } from './helpers/forged_ledger.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 
 const run = promisify(execFile);
@@ -29,15 +30,6 @@ beforeAll(async () => {
   entries = page.entries;
 });
 afterAll(async () => society.destroy());
-
-async function firstProblem(chain: WireEntry[]) {
-  const checker = new LedgerChecker();
-  for (const entry of chain) {
-    const problem = await checker.check(entry);
-    if (problem) return problem;
-  }
-  return undefined;
-}
 
 function tamperedValue(value: unknown): unknown {
   if (typeof value === 'number') return value + 1;
@@ -91,14 +83,16 @@ describe('the ledger chain', () => {
     const forged = structuredClone(entries);
     const target = forged.findIndex((entry) => entry.event_type === 'key_backup_registered');
     forged[target]!.data.backup_pubkey = (await generateKey()).public_key;
-    for (let i = target; i < forged.length; i++) {
-      const entry = forged[i]!;
-      if (i > 0) entry.prev_hash = forged[i - 1]!.hash;
-      const { hash: _old, ...unhashed } = entry;
-      entry.hash = await sha256Hex(canonicalizeJson(unhashed)!);
-    }
-    const problem = await firstProblem(forged);
+    const problem = await firstProblem(await rehashFrom(forged, target));
     expect(problem).toEqual({ seq: target + 1, reason: expect.stringContaining('signed body') });
+  });
+
+  it('catches an identity event whose proof shows only the digest of its body, which would hide what was signed', async () => {
+    const forged = structuredClone(entries);
+    const target = forged.findIndex((entry) => entry.event_type === 'key_backup_registered');
+    const { body, ...signed } = forged[target]!.proof!;
+    forged[target]!.proof = { ...signed, body_sha256: await sha256Hex(body!) };
+    expect(await firstProblem(await rehashFrom(forged, target))).toEqual({ seq: target + 1, reason: expect.stringContaining('not only its digest') });
   });
 
   it('catches a proof replayed onto a second entry', async () => {

@@ -72,7 +72,7 @@ export interface P0Record {
   where: 'filing' | 'apply';
   op: string;
   reasoning: string;
-  /** The refused payload is never republished; its hash is kept so it can be recognised. */
+  /** The refused payload is never republished: this is the SHA-256 of the canonical body its actor signed, the body_sha256 of the entry's proof. */
   payload_sha256: string;
 }
 

@@ -1,6 +1,6 @@
 import type { ApplyContext, ApplyOutcome } from '../act.js';
 import { refuse, type Refusal } from '../refusals.js';
-import { sha256Hex } from '../canonical.js';
+import { canonicalJson, sha256Hex } from '../canonical.js';
 import type { SocietyState } from '../state.js';
 import { isoAt, type EpochMs } from '../time.js';
 import { bedrockReason, type Change } from './changes.js';
@@ -21,19 +21,24 @@ export function ayeShare(tally: Tally): number {
 
 /**
  * The Bedrock boundary: if any change touches Bedrock, the act is recorded on the P0
- * list (reasoning and a hash of the payload, never the payload) and answered 403.
+ * list and answered 403. The record names who asked and why it was refused, never
+ * what was asked: the ledger carries the signed request in digest form, and
+ * payload_sha256 is that same digest, so anyone can check the signer really filed
+ * something with this hash, and whoever holds the text can recognise it.
  */
 export function bedrockRefusal(ctx: ApplyContext, changes: Change[], where: 'filing' | 'apply', payload: unknown): ApplyOutcome | undefined {
   for (const change of changes) {
     const reasoning = bedrockReason(change);
     if (!reasoning) continue;
     const governance = ctx.state.governance;
-    const record = { at_ms: ctx.at_ms, agent_id: ctx.actor, where, op: change.op, reasoning, payload_sha256: sha256Hex(JSON.stringify(payload)) };
+    // Without a signed request (engine-level callers only) the canonical payload stands in for the body.
+    const payload_sha256 = sha256Hex(ctx.signed_body ?? canonicalJson(payload));
+    const record = { at_ms: ctx.at_ms, agent_id: ctx.actor, where, op: change.op, reasoning, payload_sha256 };
     governance.p0.push(record);
     governance.disclosures.push({ kind: 'p0_refusal', text: `Refused at ${where}: ${change.op} (${reasoning}).`, at_ms: ctx.at_ms });
     ctx.emit({ event_type: 'p0_refusal', actor: ctx.actor, data: { agent_id: ctx.actor, op: change.op, payload_sha256: record.payload_sha256, reasoning, where } });
     const answer = refuse('BEDROCK_PROTECTED', `Refused: ${reasoning}. The refusal is on the P0 list.`, { op: change.op });
-    return { ok: true, result: {}, answer_as: answer, withhold_proof: true };
+    return { ok: true, result: {}, answer_as: answer, proof_form: 'digest' };
   }
   return undefined;
 }
