@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oneLineText } from '../text.js';
 import { defineAct } from '../act.js';
 import { PubkeySchema, agentIdOf } from '../identity.js';
 import { invariant } from '../invariant.js';
@@ -14,7 +15,7 @@ export const declared_runtime_length_max = 200;
 export const RegisterSchema = z.strictObject({
   pubkey: PubkeySchema,
   handle: z.string().min(handle_length_min).max(handle_length_max).regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$'),
-  declared_runtime: z.string().max(declared_runtime_length_max).default(''),
+  declared_runtime: oneLineText(declared_runtime_length_max).default(''),
   backup_pubkey: PubkeySchema.nullable().default(null),
 });
 
