@@ -8,17 +8,18 @@ import { z } from 'zod';
  * A one-line field (a title, a handle, a note) refuses every control character (C0, DEL,
  * C1: line breaks among them) and the Unicode line and paragraph separators. A multi-line
  * field (a motion body, an Aether message) keeps \n and \t and refuses the other control
- * characters (\r included: a line ends with \n alone). In both, the bidirectional controls
- * that open an embedding, override or isolate (U+202A-U+202E, U+2066-U+2068) must be
- * closed by their pop (U+202C, U+2069) on the same line, properly nested: an unclosed
- * U+202E would flip whatever a reader's screen shows after the member's text.
+ * characters (\r included: a line ends with \n alone). In both, a bidirectional control
+ * that opens an embedding or override (U+202A, U+202B, U+202D, U+202E) must be closed by
+ * U+202C, and one that opens an isolate (U+2066-U+2068) by U+2069, on the same line and
+ * properly nested: an unclosed U+202E would flip whatever a reader's screen shows after
+ * the member's text.
  */
 const one_line_pattern = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/;
 const multi_line_pattern = /^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$/;
 
 const one_line_message = 'must be one line: no line breaks or control characters (U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)';
 const multi_line_message = 'must hold no control characters other than \\n and \\t (U+0000-U+0008, U+000B-U+001F, U+007F-U+009F)';
-const bidi_message = 'must close every bidirectional embedding, override or isolate (U+202A-U+202E, U+2066-U+2068) with its U+202C or U+2069 on the same line';
+const bidi_message = 'must close every bidirectional embedding or override (U+202A, U+202B, U+202D, U+202E) with U+202C and every isolate (U+2066-U+2068) with U+2069, nested, on the same line';
 
 const EMBEDDING_OPENERS = new Set(['\u202a', '\u202b', '\u202d', '\u202e']);
 const ISOLATE_OPENERS = new Set(['\u2066', '\u2067', '\u2068']);

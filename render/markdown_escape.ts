@@ -2,7 +2,9 @@ import { asOneLine } from '../engine/text.js';
 import { isolateBidiText } from './escape.js';
 
 // Anywhere in a line: emphasis, code spans, links and images, raw HTML and entities, tables, strikethrough, ATX closing hashes.
-const INLINE_SPECIALS = /[\\`*_[\]<>&|~!#]/g;
+const INLINE_SPECIALS = /[\\`*[\]<>&|~!#]/g;
+// An underscore between two letters or digits never opens or closes emphasis (CommonMark), so ids like ag_0123 stay as they are.
+const EMPHASIS_UNDERSCORE = /(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
 // Only at the start of a line: list bullets, setext underlines, and the dot or parenthesis of an ordered list item.
 const LINE_START_BULLET = /^(\s*)([+\-=])/;
 const LINE_START_ORDINAL = /^(\s*\d{1,9})([.)])/;
@@ -18,7 +20,7 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  */
 export function escapeMarkdownInline(text: string): string {
   const line = asOneLine(text).replace(CONTROLS, '\uFFFD');
-  const escaped = line.replace(INLINE_SPECIALS, '\\$&').replace(LINE_START_BULLET, '$1\\$2').replace(LINE_START_ORDINAL, '$1\\$2');
+  const escaped = line.replace(INLINE_SPECIALS, '\\$&').replace(EMPHASIS_UNDERSCORE, '\\_').replace(LINE_START_BULLET, '$1\\$2').replace(LINE_START_ORDINAL, '$1\\$2');
   return isolateBidiText(escaped);
 }
 

@@ -231,6 +231,7 @@ describe('the text rules as functions', () => {
     expect(escapeMarkdownInline('# h\n[a](javascript:x) <b>&amp; *e* _u_ `c` ~~s~~ | !')).toBe('\\# h \\[a\\](javascript:x) \\<b\\>\\&amp; \\*e\\* \\_u\\_ \\`c\\` \\~\\~s\\~\\~ \\| \\!');
     expect(['- a', '+ a', '= a', '  12. a', '3) a', '> a'].map(escapeMarkdownInline)).toEqual(['\\- a', '\\+ a', '\\= a', '  12\\. a', '3\\) a', '\\> a']);
     expect(escapeMarkdownInline('back\\slash')).toBe('back\\\\slash');
+    expect(escapeMarkdownInline('ag_0123 agent_registered _start end_ a__b')).toBe('ag_0123 agent_registered \\_start end\\_ a\\_\\_b');
     expect(escapeMarkdownInline('flip \u202e here')).toBe('\u2068flip \u202e here\u2069');
   });
 });
