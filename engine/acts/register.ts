@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { oneLineText } from '../text.js';
 import { defineAct } from '../act.js';
 import { PubkeySchema, agentIdOf } from '../identity.js';
 import { invariant } from '../invariant.js';
@@ -7,6 +6,7 @@ import { refuse } from '../refusals.js';
 import { indexAgent } from '../state.js';
 import { joinWorld } from '../world/join.js';
 import { spawnPoint } from '../world/spawn.js';
+import { oneLineText } from '../text.js';
 
 export const handle_length_min = 3;
 export const handle_length_max = 32;
