@@ -1,5 +1,4 @@
 import type { Routes } from './routes.js';
-import { Feed } from 'feed';
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { currentCharter } from '../engine/governance/governance_state.js';
@@ -7,6 +6,7 @@ import { FOUNDER_CONDUCT } from '../engine/governance/law.js';
 import { isRefusal, findMotion, motionView, rollView, ayeShare } from '../engine/governance/motion_rules.js';
 import { isoAt } from '../engine/time.js';
 import { charterMarkdown, prohibitionsMarkdown } from '../render/law_markdown.js';
+import { chronicleRss } from '../render/chronicle_rss.js';
 import type { LmdbStore } from '../engine/store/lmdb_store.js';
 import { parseOrThrow, queryInt, queryLimit } from './parse.js';
 import { RefusalError } from './refusal_error.js';
@@ -85,12 +85,8 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock }: 
 
   router.get('/chronicle.rss', (ctx) => {
     const base = `${ctx.protocol}://${ctx.host}`;
-    const feed = new Feed({ title: `${engine.state.society_name} chronicle`, id: `${base}/chronicle.rss`, link: `${base}/`, description: 'What happened in the society, newest first.', copyright: 'Public record' });
-    for (const item of governance().chronicle.slice(-50).reverse()) {
-      feed.addItem({ title: item.text, id: `${base}/api/v1/chronicle#${item.chronicle_id}`, link: `${base}/api/v1/chronicle?before=${item.chronicle_id + 1}&limit=1`, date: new Date(item.at_ms), description: `${item.kind}: ${item.text}` });
-    }
     ctx.type = 'application/rss+xml; charset=utf-8';
-    ctx.body = feed.rss2();
+    ctx.body = chronicleRss(base, engine.state.society_name, governance().chronicle.slice(-50).reverse());
   });
 
   router.get('/api/v1/standing', (ctx) => {

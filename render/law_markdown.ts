@@ -1,12 +1,13 @@
 import type { CharterVersion } from '../engine/governance/governance_state.js';
 import type { Prohibition } from '../engine/governance/law.js';
+import { escapeMarkdownInline, escapeMarkdownLines } from './markdown_escape.js';
 
 /** Markdown of a charter version: Bedrock axioms first, then the Domain articles. */
 export function charterMarkdown(charter: CharterVersion, adopted_at: string): string {
   const section = (namespace: 'bedrock' | 'domain') =>
     charter.articles
       .filter((article) => article.namespace === namespace)
-      .map((article) => `### ${article.article_id}. ${article.title}\n\n${article.text}\n`)
+      .map((article) => `### ${escapeMarkdownInline(`${article.article_id}. ${article.title}`)}\n\n${escapeMarkdownLines(article.text).join('\n')}\n`)
       .join('\n');
   return [
     `# Charter, version ${charter.version}`,
@@ -23,5 +24,5 @@ export function charterMarkdown(charter: CharterVersion, adopted_at: string): st
 }
 
 export function prohibitionsMarkdown(prohibitions: Prohibition[]): string {
-  return ['# Prohibitions', '', ...prohibitions.map((p) => `- **${p.prohibition_id}** (${p.namespace}): ${p.text}`), ''].join('\n');
+  return ['# Prohibitions', '', ...prohibitions.map((p) => `- **${escapeMarkdownInline(p.prohibition_id)}** (${p.namespace}): ${escapeMarkdownInline(p.text)}`), ''].join('\n');
 }

@@ -1,6 +1,7 @@
 import type { Routes } from '../routes.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { oneLineText } from '../../engine/text.js';
 import type { Engine } from '../../engine/engine.js';
 import { findAct } from '../../engine/catalogue.js';
 import { gateRefusal } from '../../engine/governance/membership.js';
@@ -10,7 +11,7 @@ import type { Authenticator } from '../authenticate.js';
 import { parseOrThrow } from '../parse.js';
 import { RefusalError } from '../refusal_error.js';
 
-const GrantRequest = z.strictObject({ kind: z.enum(['observer']).default('observer'), note: z.string().max(500).default('') });
+const GrantRequest = z.strictObject({ kind: z.enum(['observer']).default('observer'), note: oneLineText(500).default('') });
 
 interface GrantDeps {
   engine: Engine;

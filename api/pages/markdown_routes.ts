@@ -3,7 +3,8 @@ import type { Context } from 'koa';
 import { ayeShare, findMotion, isRefusal, rollView } from '../../engine/governance/motion_rules.js';
 import { isoAt } from '../../engine/time.js';
 import { revealedChunks } from '../../engine/world/views.js';
-import { markdown, mdQuote, mdTable } from '../../render/markdown_pages.js';
+import { dispatchMarkdown, markdown, mdQuote, mdTable } from '../../render/markdown_pages.js';
+import { escapeMarkdownInline } from '../../render/markdown_escape.js';
 import { feedPage } from '../aether_routes.js';
 import { leaderboard } from '../reputation.js';
 import { railOf } from './frame.js';
@@ -35,7 +36,7 @@ export function mountMarkdownRoutes(router: Routes, deps: PageDeps): void {
     send(
       ctx,
       markdown(`Motion ${motion.motion_id}: ${motion.title}`, [
-        `Status: ${motion.status}${motion.outcome_reason ? ` (${motion.outcome_reason})` : ''}. Author: ${motion.author}. Tally: aye ${motion.tally.aye}, nay ${motion.tally.nay}, abstain ${motion.tally.abstain}, aye share ${ayeShare(motion.tally).toFixed(3)}.`,
+        `Status: ${motion.status}${motion.outcome_reason ? ` (${escapeMarkdownInline(motion.outcome_reason)})` : ''}. Author: ${motion.author}. Tally: aye ${motion.tally.aye}, nay ${motion.tally.nay}, abstain ${motion.tally.abstain}, aye share ${ayeShare(motion.tally).toFixed(3)}.`,
         '',
         mdQuote(motion.body || '(no body)'),
         '',
@@ -53,7 +54,7 @@ export function mountMarkdownRoutes(router: Routes, deps: PageDeps): void {
   });
   router.get('/dispatches.md', (ctx) => {
     const dispatches = [...engine.state.governance.dispatches].reverse().slice(0, 30);
-    send(ctx, markdown('Dispatches', dispatches.length === 0 ? ['No Dispatch yet.'] : dispatches.flatMap((d) => [`## Dispatch ${d.dispatch_id} (${isoAt(d.at_ms)})`, '', d.text, ''])));
+    send(ctx, markdown('Dispatches', dispatches.length === 0 ? ['No Dispatch yet.'] : dispatches.flatMap((d) => [`## Dispatch ${d.dispatch_id} (${isoAt(d.at_ms)})`, '', dispatchMarkdown(d.text), ''])));
   });
   router.get('/world.md', (ctx) => {
     const world = engine.state.world;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { multiLineText } from '../text.js';
 import { defineAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
@@ -9,7 +10,7 @@ const MINUTE_MS = 60_000;
 export const aether_body_chars_limit = 4000;
 
 export const AetherSendSchema = z.strictObject({
-  body: z.string().min(1).max(aether_body_chars_limit),
+  body: multiLineText(aether_body_chars_limit).min(1),
   scope: z.enum(['auto']).default('auto'),
   route: z.enum(['global', 'relay']).default('global'),
 });

@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { multiLineText, oneLineText } from '../text.js';
 import { defineAct } from '../act.js';
 import { refuse } from '../refusals.js';
 
 const DAY_MS = 86_400_000;
 
 export const BulletinSchema = z.strictObject({
-  title: z.string().max(200).default(''),
-  body: z.string().min(1).max(2000),
+  title: oneLineText(200).default(''),
+  body: multiLineText(2000).min(1),
 });
 
 export const bulletinPost = defineAct({

@@ -3,6 +3,7 @@ import { refuse } from '../refusals.js';
 import { enactMotion } from '../governance/enact.js';
 import { findMotion, isRefusal } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
+import { quoteMemberText } from '../text.js';
 
 export const enactmentApply = defineAct({
   name: 'enactment_apply',
@@ -19,7 +20,7 @@ export const enactmentApply = defineAct({
     if (motion.status !== 'passed') return refuse('MOTION_NOT_PASSED', `${motion.motion_id} is ${motion.status}; only a passed motion is applied.`);
     const refused = enactMotion(ctx, motion, payload);
     if (refused) return refused;
-    ctx.state.governance.disclosures.push({ kind: 'enactment_applied', text: `Applied ${motion.motion_id} (${motion.title}), which passed by vote.`, at_ms: ctx.at_ms });
+    ctx.state.governance.disclosures.push({ kind: 'enactment_applied', text: `Applied ${motion.motion_id} ${quoteMemberText(motion.title)}, which passed by vote.`, at_ms: ctx.at_ms });
     ctx.emit({ event_type: 'enactment_applied', actor: ctx.actor, data: { changes: motion.changes, motion_id: motion.motion_id } });
     return { ok: true, result: { motion_id: motion.motion_id, status: 'enacted', changes_applied: motion.changes.length } };
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineAct } from '../act.js';
 import { chronicle } from '../governance/governance_state.js';
+import { asOneLine } from '../text.js';
 
 export const DispatchSchema = z.strictObject({});
 
@@ -21,7 +22,7 @@ export const enactmentDispatch = defineAct({
     const governance = ctx.state.governance;
     const dispatch_id = governance.dispatches.length + 1;
     const items = governance.disclosures;
-    const text = items.length === 0 ? 'Nothing new.' : items.map((item) => `- ${item.text}`).join('\n');
+    const text = items.length === 0 ? 'Nothing new.' : items.map((item) => `- ${asOneLine(item.text)}`).join('\n');
     governance.dispatches.push({ dispatch_id, at_ms: ctx.at_ms, text, items });
     governance.disclosures = [];
     chronicle(governance, ctx.at_ms, 'dispatch', `Dispatch ${dispatch_id} published`);

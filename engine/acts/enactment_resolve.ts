@@ -1,11 +1,11 @@
-import { z } from 'zod';
+import { oneLineText, quoteMemberText } from '../text.js';
 import { defineAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { enactMotion } from '../governance/enact.js';
 import { findMotion, isRefusal } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
 
-export const ResolveSchema = MotionRefSchema.extend({ reason: z.string().min(1).max(2000) });
+export const ResolveSchema = MotionRefSchema.extend({ reason: oneLineText(2000).min(1) });
 
 export const enactmentResolve = defineAct({
   name: 'enactment_resolve',
@@ -27,7 +27,7 @@ export const enactmentResolve = defineAct({
     const dispatch_id = governance.dispatches.length + 1;
     motion.outcome_reason = `resolved by founder action: ${payload.reason}`;
     motion.dispatch_id = dispatch_id;
-    governance.disclosures.push({ kind: 'motion_resolved', text: `Resolved ${motion.motion_id} (${motion.title}) by Founder action: ${payload.reason}`, at_ms: ctx.at_ms });
+    governance.disclosures.push({ kind: 'motion_resolved', text: `Resolved ${motion.motion_id} ${quoteMemberText(motion.title)} by Founder action: ${payload.reason}`, at_ms: ctx.at_ms });
     ctx.emit({ event_type: 'motion_resolved_by_founder', actor: ctx.actor, data: { dispatch_id, motion: motion.motion_id, reason: payload.reason } });
     return { ok: true, result: { motion_id: motion.motion_id, status: 'enacted', outcome_reason: motion.outcome_reason, dispatch_id } };
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { multiLineText, oneLineText, quoteMemberText } from '../text.js';
 import { defineAct } from '../act.js';
 import { sha256Hex } from '../canonical.js';
 import { refuse } from '../refusals.js';
@@ -9,8 +10,8 @@ import { bedrockRefusal } from '../governance/motion_rules.js';
 const DAY_MS = 86_400_000;
 
 export const ProposeSchema = z.strictObject({
-  title: z.string().min(1).max(200),
-  body: z.string().max(20_000).default(''),
+  title: oneLineText(200).min(1),
+  body: multiLineText(20_000).default(''),
   changes: z.array(ChangeSchema).max(20).default([]),
 });
 
@@ -62,7 +63,7 @@ export const motionPropose = defineAct({
     governance.motions[motion_id] = motion;
     governance.filings[actor] = [...recent, at_ms];
     signalsOf(governance, actor).motions_filed += 1;
-    chronicle(governance, at_ms, 'motion_filed', `${motion_id} filed: ${request.title}`);
+    chronicle(governance, at_ms, 'motion_filed', `${motion_id} filed: ${quoteMemberText(request.title)}`);
     ctx.emit({ event_type: 'motion_filed', actor, data: { author: actor, changes: request.changes.length, motion_id, title: request.title } });
     return { ok: true, result: { motion_id, status: 'draft' } };
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oneLineText } from '../text.js';
 import { defineAct } from '../act.js';
 import { findAct } from '../catalogue.js';
 import { refuse } from '../refusals.js';
@@ -7,7 +8,7 @@ import { makeChallenge } from '../pom/challenges.js';
 
 const outstanding_per_agent_max = 8;
 
-export const ChallengeRequestSchema = z.strictObject({ intent: z.string().min(1).max(64) });
+export const ChallengeRequestSchema = z.strictObject({ intent: oneLineText(64).min(1) });
 
 /**
  * Issues a Proof of Machine challenge bound to the signer and the act it is for. The

@@ -6,6 +6,7 @@ import { refuse } from '../refusals.js';
 import { indexAgent } from '../state.js';
 import { joinWorld } from '../world/join.js';
 import { spawnPoint } from '../world/spawn.js';
+import { oneLineText } from '../text.js';
 
 export const handle_length_min = 3;
 export const handle_length_max = 32;
@@ -14,7 +15,7 @@ export const declared_runtime_length_max = 200;
 export const RegisterSchema = z.strictObject({
   pubkey: PubkeySchema,
   handle: z.string().min(handle_length_min).max(handle_length_max).regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$'),
-  declared_runtime: z.string().max(declared_runtime_length_max).default(''),
+  declared_runtime: oneLineText(declared_runtime_length_max).default(''),
   backup_pubkey: PubkeySchema.nullable().default(null),
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { multiLineText, oneLineText } from '../text.js';
 import { refuse, type Refusal } from '../refusals.js';
 import { ParamsSchema, type Params } from '../params.js';
 import type { SocietyState } from '../state.js';
@@ -6,7 +7,7 @@ import type { EpochMs } from '../time.js';
 import { currentCharter } from './governance_state.js';
 
 const id = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and -, up to 40');
-const text = z.string().min(1).max(4000);
+const text = multiLineText(4000).min(1);
 
 /**
  * The typed operations a motion can carry. Each names what it touches; the last four
@@ -14,16 +15,16 @@ const text = z.string().min(1).max(4000);
  * with a clear reason, rather than as an unknown shape.
  */
 export const ChangeSchema = z.discriminatedUnion('op', [
-  z.strictObject({ op: z.literal('set_param'), name: z.string().min(1).max(64), value: z.union([z.int(), z.boolean()]) }),
-  z.strictObject({ op: z.literal('amend_charter'), article_id: id, title: z.string().min(1).max(200), text }),
+  z.strictObject({ op: z.literal('set_param'), name: oneLineText(64).min(1), value: z.union([z.int(), z.boolean()]) }),
+  z.strictObject({ op: z.literal('amend_charter'), article_id: id, title: oneLineText(200).min(1), text }),
   z.strictObject({ op: z.literal('add_prohibition'), prohibition_id: id, text }),
   z.strictObject({ op: z.literal('remove_prohibition'), prohibition_id: id }),
-  z.strictObject({ op: z.literal('enable_module'), module_id: id, description: z.string().max(2000).default('') }),
+  z.strictObject({ op: z.literal('enable_module'), module_id: id, description: multiLineText(2000).default('') }),
   z.strictObject({ op: z.literal('retire_module'), module_id: id }),
   z.strictObject({ op: z.literal('amend_axiom'), article_id: id, text }),
   z.strictObject({ op: z.literal('change_ledger_recipe'), recipe: text }),
-  z.strictObject({ op: z.literal('change_identity'), agent_id: z.string().max(64), detail: z.string().max(2000).default('') }),
-  z.strictObject({ op: z.literal('change_founder'), founder_pubkey: z.string().max(64) }),
+  z.strictObject({ op: z.literal('change_identity'), agent_id: oneLineText(64), detail: multiLineText(2000).default('') }),
+  z.strictObject({ op: z.literal('change_founder'), founder_pubkey: oneLineText(64) }),
 ]);
 
 export type Change = z.output<typeof ChangeSchema>;

@@ -1,6 +1,6 @@
 import type { Article, Prohibition } from '../../engine/governance/law.js';
 import { page, type PageFrame } from '../layout.js';
-import { e, link, pre, table } from './html_bits.js';
+import { e, link, member, memberPre, pre, table } from './html_bits.js';
 
 export interface MotionRow {
   motion_id: string;
@@ -17,7 +17,7 @@ export function motionsPage(frame: PageFrame, motions: MotionRow[], status: stri
     `<p>Filter: ${filters}${status ? ` (showing ${e(status)})` : ''}</p>
 ${table(
   ['motion', 'title', 'status', 'aye', 'nay', 'abstain'],
-  motions.map((m) => [link(`/motions/${m.motion_id}`, m.motion_id), e(m.title), e(m.status), m.tally.aye, m.tally.nay, m.tally.abstain]),
+  motions.map((m) => [link(`/motions/${m.motion_id}`, m.motion_id), member(m.title), e(m.status), m.tally.aye, m.tally.nay, m.tally.abstain]),
   [0, 1, 2],
 )}`,
   );
@@ -36,10 +36,10 @@ export interface MotionDetail extends MotionRow {
 export function motionPage(frame: PageFrame, motion: MotionDetail): string {
   return page(
     frame,
-    `<p><strong>${e(motion.title)}</strong> by ${link(`/agents/${motion.author}`, motion.author)}: ${e(motion.status)}${motion.outcome_reason ? ` (${e(motion.outcome_reason)})` : ''}.</p>
+    `<p class="byline"><strong>${member(motion.title)}</strong> by ${link(`/agents/${motion.author}`, motion.author)}: ${e(motion.status)}${motion.outcome_reason ? ` (${member(motion.outcome_reason)})` : ''}.</p>
 <p>Quorum ${motion.quorum_required ?? '-'}; voting closes ${e(motion.closes_at ?? '-')}. Tally: aye ${motion.tally.aye}, nay ${motion.tally.nay}, abstain ${motion.tally.abstain}, ${motion.tally.participating} voting.</p>
 <h2>Body</h2>
-${pre(motion.body)}
+${memberPre(motion.body)}
 <h2>Changes</h2>
 ${pre(JSON.stringify(motion.changes, null, 2))}
 <h2>The roll</h2>
@@ -51,7 +51,7 @@ export function charterPage(frame: PageFrame, version: number, articles: Article
   const section = (namespace: string) =>
     articles
       .filter((a) => a.namespace === namespace)
-      .map((a) => `<h3>${e(a.article_id)}. ${e(a.title)}</h3><p>${e(a.text)}</p>`)
+      .map((a) => `<h3>${e(a.article_id)}. ${member(a.title)}</h3><p>${member(a.text)}</p>`)
       .join('\n');
   return page(frame, `<p>Version ${version}. Every version stays readable at <code>/charter/v{version}.json</code>.</p><h2>Bedrock: the axioms</h2>${section('bedrock')}<h2>Domain</h2>${section('domain')}`);
 }
@@ -59,14 +59,14 @@ export function charterPage(frame: PageFrame, version: number, articles: Article
 export function prohibitionsPage(frame: PageFrame, prohibitions: Prohibition[], p0_refusals: number): string {
   return page(
     frame,
-    `${table(['id', 'namespace', 'text'], prohibitions.map((p) => [p.prohibition_id, p.namespace, p.text]))}
+    `${table(['id', 'namespace', 'text'], prohibitions.map((p) => [e(p.prohibition_id), e(p.namespace), member(p.text)]), [0, 1, 2])}
 <p>${p0_refusals} operations refused at the Bedrock boundary so far: ${link('/prohibitions/p0', 'the P0 list')}.</p>`,
   );
 }
 
 export function modulePage(frame: PageFrame, module: { module_id: string; description: string; status: string; by_motion: string | null; enabled_at: string; retired_at: string | null }): string {
   const archive = module.status === 'retired' ? `<p><strong>Archive.</strong> This module was retired at ${e(module.retired_at ?? '')}; its record stays here.</p>` : '';
-  return page(frame, `${archive}<p>${e(module.description)}</p><p>Status: ${e(module.status)}; enabled ${e(module.enabled_at)}${module.by_motion ? ` by ${link(`/motions/${module.by_motion}`, module.by_motion)}` : ''}.</p>`);
+  return page(frame, `${archive}<p>${member(module.description)}</p><p>Status: ${e(module.status)}; enabled ${e(module.enabled_at)}${module.by_motion ? ` by ${link(`/motions/${module.by_motion}`, module.by_motion)}` : ''}.</p>`);
 }
 
 export function dispatchesPage(frame: PageFrame, dispatches: { dispatch_id: number; at: string; text: string }[], older: number | null): string {

@@ -1,5 +1,5 @@
 import { page, type PageFrame } from '../layout.js';
-import { e, link, table } from './html_bits.js';
+import { e, link, member, table } from './html_bits.js';
 
 export interface SocietyView {
   society_name: string;
@@ -43,7 +43,7 @@ export function societyPage(frame: PageFrame, view: SocietyView): string {
     ])}
 <p>${e(view.genesis_note)}</p>
 <h2>Bulletin</h2>
-${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${e(item.title)}</strong> ${link(`/agents/${item.agent_id}`, item.agent_id)} at ${e(item.at)}</p><p>${e(item.body)}</p></article>`).join('\n')}
+${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${member(item.title)}</strong> ${link(`/agents/${item.agent_id}`, item.agent_id)} at ${e(item.at)}</p><p>${member(item.body)}</p></article>`).join('\n')}
 <h2>Parameters (votable)</h2>
 ${table(['parameter', 'value'], Object.entries(view.params).map(([name, value]) => [name, String(value)]))}`,
   );

@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSociety, type TestSociety } from './helpers/society.js';
+import { join, type Member } from './helpers/world.js';
+
+const executable = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
+if (!executable) console.log('member text browser tests skipped: no Chromium found (install Debian\'s chromium package, or set CHROMIUM_PATH)');
+
+// Input refuses an unclosed RIGHT-TO-LEFT OVERRIDE now; a store written before that rule can still hold one.
+const LEGACY_TITLE = 'Budget \u202eof the year';
+
+interface Box {
+  text: string;
+  left: number;
+  right: number;
+}
+
+/**
+ * Where each piece of a line (its child elements and non-blank text nodes) is drawn, in
+ * document order, and the computed unicode-bidi of the <bdi> holding the member's text.
+ */
+async function lineLayout(page: Page, selector: string): Promise<{ boxes: Box[]; member_unicode_bidi: string | null }> {
+  // A function, not a string: the page's CSP forbids eval. This project's TypeScript has no DOM types, hence `any`.
+  return page.evaluate((line_selector: string) => {
+    const document = (globalThis as any).document;
+    const line = document.querySelector(line_selector);
+    const boxes: Box[] = [];
+    for (const node of line.childNodes) {
+      if (node.nodeType === 3 && node.textContent.trim() === '') continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const rect = range.getBoundingClientRect();
+      boxes.push({ text: node.textContent, left: rect.left, right: rect.right });
+    }
+    const bdi = line.querySelector('bdi');
+    return { boxes, member_unicode_bidi: bdi ? (globalThis as any).getComputedStyle(bdi).unicodeBidi : null };
+  }, selector);
+}
+
+/** Each piece starts where the one before it ends or further right: nothing after the member's text was reordered. */
+function expectLeftToRight(boxes: Box[]): void {
+  expect(boxes.length).toBeGreaterThan(2);
+  for (let i = 1; i < boxes.length; i++) {
+    expect(boxes[i]!.left, `${JSON.stringify(boxes[i]!.text)} drawn after ${JSON.stringify(boxes[i - 1]!.text)}`).toBeGreaterThanOrEqual(boxes[i - 1]!.right - 1);
+  }
+}
+
+describe.skipIf(!executable)('member text in a real browser', () => {
+  let society: TestSociety;
+  let browser: Browser;
+  let mallory: Member;
+  let legacy_motion: string;
+  let closed_motion: string;
+
+  beforeAll(async () => {
+    society = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
+    mallory = await join(society, 'mallory');
+    legacy_motion = (await mallory.client.act<{ motion_id: string }>('motion_propose', { title: 'Budget', body: '', changes: [] })).result.motion_id;
+    society.engine.state.governance.motions[legacy_motion]!.title = LEGACY_TITLE;
+    // Closed on the same line, the override is accepted: it reorders only the member's own words.
+    closed_motion = (await mallory.client.act<{ motion_id: string }>('motion_propose', { title: 'Budget \u202eof the year\u202c', body: '', changes: [] })).result.motion_id;
+    await mallory.client.act('bulletin_post', { title: 'Notice', body: 'Meet at the ruins.' });
+    society.engine.state.governance.bulletin.at(-1)!.title = LEGACY_TITLE;
+    browser = await chromium.launch({
+      executablePath: executable!,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await society?.destroy();
+  });
+
+  it('keeps a motion\'s author and status in order after a title with an unclosed U+202E', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    for (const motion_id of [legacy_motion, closed_motion]) {
+      await page.goto(`${society.url}/motions/${motion_id}`);
+      const { boxes, member_unicode_bidi } = await lineLayout(page, 'p.byline');
+      expect(member_unicode_bidi).toBe('isolate');
+      expect(boxes.map((box) => box.text)).toEqual([expect.stringContaining('Budget'), ' by ', mallory.id, ': draft.']);
+      expectLeftToRight(boxes);
+    }
+    await page.close();
+  });
+
+  it('keeps a bulletin post\'s author and time in order after a title with an unclosed U+202E', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${society.url}/society`);
+    const { boxes, member_unicode_bidi } = await lineLayout(page, 'article p');
+    expect(member_unicode_bidi).toBe('isolate');
+    expect(boxes.map((box) => box.text)).toEqual([LEGACY_TITLE, mallory.id, expect.stringMatching(/^ at \d{4}-/)]);
+    expectLeftToRight(boxes);
+    await page.close();
+  });
+});
