@@ -24,7 +24,7 @@ import { mountMcpEndpoint } from './mcp_endpoint.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
-import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
+import { readLimiter, securityHeaders, type NonceLimits, type ReadLimits } from './read_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
 import { SignatureVerifier } from './signature_verifier.js';
@@ -41,6 +41,7 @@ export interface AppDeps {
   report: ErrorReporter;
   cookie_secret: string;
   read_limits: ReadLimits;
+  nonce_limits: NonceLimits;
   public_url: string;
   operations: Operations;
   metrics: Metrics;

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { ClientRateLimiter, clientOf } from './client_limiter.js';
 import { RefusalError } from './refusal_error.js';
 
 export interface ReadLimits {
@@ -8,39 +9,55 @@ export interface ReadLimits {
   burst_reads: number;
 }
 
-interface Bucket {
-  tokens: number;
-  at_ms: number;
+export interface NonceLimits {
+  /** Sustained nonce requests per second per client address. */
+  nonces_per_second: number;
+  /** How many nonces a client may ask for at once before the rate applies. */
+  burst_nonces: number;
 }
 
-const clients_tracked_max = 100_000;
-
 /**
- * A token bucket per client address for public reads (GET and HEAD); /healthz and /api/v1/nonce are
- * exempt. Past the burst, 429 RATE_LIMITED with Retry-After. Signed writes have their
- * own limits in the engine.
+ * A token bucket per client address for public reads (GET and HEAD); /healthz and
+ * /api/v1/nonce are exempt here (the nonce route has its own limit, nonceLimiter).
+ * Past the burst, 429 RATE_LIMITED with Retry-After. Signed writes have their own limits
+ * in the engine.
  */
 export function readLimiter(limits: ReadLimits, clock: () => number): Middleware {
-  const buckets = new Map<string, Bucket>();
+  const clients = new ClientRateLimiter({ per_second: limits.reads_per_second, burst: limits.burst_reads }, clock);
   return async (ctx, next) => {
-    // /api/v1/nonce is bounded by the nonce book itself, and every signed write needs one.
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path === '/healthz' || ctx.path === '/api/v1/nonce') return next();
-    const now = clock();
-    let bucket = buckets.get(ctx.ip);
-    if (!bucket) {
-      if (buckets.size >= clients_tracked_max) buckets.delete(buckets.keys().next().value!);
-      bucket = { tokens: limits.burst_reads, at_ms: now };
-      buckets.set(ctx.ip, bucket);
-    }
-    bucket.tokens = Math.min(limits.burst_reads, bucket.tokens + ((now - bucket.at_ms) / 1000) * limits.reads_per_second);
-    bucket.at_ms = now;
-    if (bucket.tokens < 1) {
-      const retry_after_seconds = Math.max(1, Math.ceil((1 - bucket.tokens) / limits.reads_per_second));
+    const retry_after_seconds = clients.take(clientOf(ctx.ip));
+    if (retry_after_seconds > 0) {
       throw RefusalError.of('RATE_LIMITED', `At most ${limits.reads_per_second} reads a second per client (bursts of ${limits.burst_reads}).`, { retry_after_seconds });
     }
-    bucket.tokens -= 1;
     await next();
   };
+}
+
+/**
+ * The nonce route's own limit per client address. Issuing a nonce costs no memory
+ * (see NonceBook), so this only keeps one client from spending the server's CPU on
+ * them; an agent acting in a loop needs few, as each signed answer carries the next.
+ */
+export class NonceLimiter {
+  private readonly clients: ClientRateLimiter;
+
+  constructor(private readonly limits: NonceLimits, clock: () => number) {
+    this.clients = new ClientRateLimiter({ per_second: limits.nonces_per_second, burst: limits.burst_nonces }, clock);
+  }
+
+  /** Clients with a bucket now (bounded). */
+  get tracked(): number {
+    return this.clients.tracked;
+  }
+
+  /** Throws 429 RATE_LIMITED, with Retry-After, once the client at this address is past its limit. */
+  check(ip: string): void {
+    const retry_after_seconds = this.clients.take(clientOf(ip));
+    if (retry_after_seconds > 0) {
+      throw RefusalError.of('RATE_LIMITED', `At most ${this.limits.nonces_per_second} nonces a second per client (bursts of ${this.limits.burst_nonces}); sign your next request with the X-Next-Nonce of the last answer instead.`, { retry_after_seconds });
+    }
+  }
 }
 
 /** What every HTML page is allowed to load: its own script and style, nothing inline, nothing framed. */
