@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ConsumedNonce } from '../engine/store/types.js';
 
 export interface NonceBookOptions {
@@ -40,7 +40,7 @@ const NONCE_FORMAT = /^[A-Za-z0-9_-]{40}$/;
  */
 export class NonceBook {
   readonly nonce_ttl_seconds: number;
-  private readonly key: KeyObject;
+  private readonly secret: Buffer;
   private readonly spent_max: number;
   /** Unique per issue in this process, which with the per-process secret makes it the nonce's identity. */
   private counter = 0;
@@ -60,9 +60,8 @@ export class NonceBook {
     this.nonce_ttl_seconds = options.nonce_ttl_seconds ?? 300;
     this.spent_max = options.spent_max ?? 1_000_000;
     if (!(this.spent_max >= 1)) throw new Error('spent_max must be at least 1');
-    const secret = options.secret ?? randomBytes(32);
-    if (secret.length < 32) throw new Error('the nonce secret must be at least 32 bytes');
-    this.key = createSecretKey(secret);
+    this.secret = options.secret ?? randomBytes(32);
+    if (this.secret.length < 32) throw new Error('the nonce secret must be at least 32 bytes');
   }
 
   /** How many spent nonces are remembered now (bounded by spent_max). */
@@ -122,7 +121,7 @@ export class NonceBook {
   }
 
   private mac(agent_id: string): Buffer {
-    return createHmac('sha256', this.key).update(this.fields).update(agent_id).digest();
+    return createHmac('sha256', this.secret).update(this.fields).update(agent_id).digest();
   }
 
   /** Once a second at most: the seconds wholly in the past can never be presented again. */
