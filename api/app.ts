@@ -24,7 +24,7 @@ import { mountMcpEndpoint } from './mcp_endpoint.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
-import { readLimiter, securityHeaders, type ReadLimits } from './read_limiter.js';
+import { readLimiter, securityHeaders, type NonceLimits, type ReadLimits } from './read_limiter.js';
 import { registrationLimiter, type RegistrationLimits } from './registration_limiter.js';
 import { register } from '../engine/acts/register.js';
 import type { ChunkCache } from './chunk_cache.js';
@@ -44,6 +44,7 @@ export interface AppDeps {
   cookie_secret: string;
   read_limits: ReadLimits;
   registration_limits: RegistrationLimits;
+  nonce_limits: NonceLimits;
   public_url: string;
   operations: Operations;
   metrics: Metrics;

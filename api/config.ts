@@ -20,6 +20,8 @@ const EnvSchema = z.object({
   READ_BURST: z.coerce.number().int().min(1).max(1_000_000).default(400),
   REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(6),
   REGISTRATION_BURST: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  NONCES_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  NONCE_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
   BACKUP_EVERY_SECONDS: z.coerce.number().int().min(0).max(7 * 86_400).default(3600),
   BACKUPS_KEPT: z.coerce.number().int().min(1).max(1000).default(24),
 });
@@ -37,6 +39,8 @@ export interface Config {
   read_limits: { reads_per_second: number; burst_reads: number };
   /** Per client address: registrations an hour, and the burst allowed; what keeps one address from flooding the electorate. */
   registration_limits: RegistrationLimits;
+  /** Per client address: sustained GET /api/v1/nonce a second, and the burst allowed. */
+  nonce_limits: { nonces_per_second: number; burst_nonces: number };
   /** A backup and a restore drill every this many seconds (0: only on demand), keeping this many backups. */
   backup_every_seconds: number;
   backups_kept: number;
@@ -71,6 +75,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     backups_kept: e.BACKUPS_KEPT,
     read_limits: { reads_per_second: e.READS_PER_SECOND, burst_reads: e.READ_BURST },
     registration_limits: { registrations_per_hour: e.REGISTRATIONS_PER_HOUR, burst_registrations: e.REGISTRATION_BURST },
+    nonce_limits: { nonces_per_second: e.NONCES_PER_SECOND, burst_nonces: e.NONCE_BURST },
     ...(e.COOKIE_SECRET ? { cookie_secret: e.COOKIE_SECRET } : {}),
     ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
       ? { payments: { secret_key: e.STRIPE_SECRET_KEY, webhook_secret: e.STRIPE_WEBHOOK_SECRET, public_url, ...(e.STRIPE_API_BASE ? { api_base: e.STRIPE_API_BASE } : {}) } }

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { clientAddressKey } from './client_address.js';
 import { RefusalError } from './refusal_error.js';
 import { TokenBuckets } from './token_buckets.js';
 
@@ -9,22 +10,56 @@ export interface ReadLimits {
   burst_reads: number;
 }
 
+export interface NonceLimits {
+  /** Sustained nonce requests per second per client address. */
+  nonces_per_second: number;
+  /** How many nonces a client may ask for at once before the rate applies. */
+  burst_nonces: number;
+}
+
 /**
- * A token bucket per client address for public reads (GET and HEAD); /healthz and /api/v1/nonce are
- * exempt. Past the burst, 429 RATE_LIMITED with Retry-After. Signed writes have their
- * own limits in the engine.
+ * A token bucket per client address for public reads (GET and HEAD); /healthz and
+ * /api/v1/nonce are exempt here (the nonce route has its own limit, nonceLimiter).
+ * Past the burst, 429 RATE_LIMITED with Retry-After. Signed writes have their own limits
+ * in the engine.
  */
 export function readLimiter(limits: ReadLimits, clock: () => number): Middleware {
   const buckets = new TokenBuckets({ tokens_per_second: limits.reads_per_second, burst: limits.burst_reads }, clock);
   return async (ctx, next) => {
-    // /api/v1/nonce is bounded by the nonce book itself, and every signed write needs one.
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path === '/healthz' || ctx.path === '/api/v1/nonce') return next();
-    const taken = buckets.take(ctx.ip);
+    const taken = buckets.take(clientAddressKey(ctx.ip));
     if (!taken.granted) {
       throw RefusalError.of('RATE_LIMITED', `At most ${limits.reads_per_second} reads a second per client (bursts of ${limits.burst_reads}).`, { retry_after_seconds: taken.retry_after_seconds });
     }
     await next();
   };
+}
+
+/**
+ * The nonce route's own limit per client address. Issuing a nonce costs no memory
+ * (see NonceBook), so this only keeps one client from spending the server's CPU on
+ * them; an agent acting in a loop needs few, as each signed answer carries the next.
+ */
+export class NonceLimiter {
+  private readonly clients: TokenBuckets;
+
+  constructor(private readonly limits: NonceLimits, clock: () => number) {
+    this.clients = new TokenBuckets({ tokens_per_second: limits.nonces_per_second, burst: limits.burst_nonces }, clock);
+  }
+
+  /** Clients with a bucket now (bounded). */
+  get tracked(): number {
+    return this.clients.size;
+  }
+
+  /** Throws 429 RATE_LIMITED, with Retry-After, once the client at this address is past its limit. */
+  check(ip: string): void {
+    const taken = this.clients.take(clientAddressKey(ip));
+    if (!taken.granted) {
+      const { retry_after_seconds } = taken;
+      throw RefusalError.of('RATE_LIMITED', `At most ${this.limits.nonces_per_second} nonces a second per client (bursts of ${this.limits.burst_nonces}); sign your next request with the X-Next-Nonce of the last answer instead.`, { retry_after_seconds });
+    }
+  }
 }
 
 /** What every HTML page is allowed to load: its own script and style, nothing inline, nothing framed. */

@@ -18,21 +18,29 @@ const GRANTED: Taken = Object.freeze({ granted: true });
 
 /**
  * One token bucket per client key (an address, usually), refilled lazily on use.
- * Memory is bounded: past keys_tracked_max the oldest key is forgotten, which can
- * only ever hand a client a fresh (full) bucket, never lock one out.
+ * Memory is bounded whatever keys arrive: a bucket that has filled up again says
+ * nothing a fresh one would not, so such buckets are swept away, and past
+ * keys_tracked_max the oldest key is forgotten, which can only ever hand a client a
+ * fresh (full) bucket, never lock one out.
  */
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
+  /** A bucket left alone this long is full again. */
+  private readonly refill_ms: number;
+  private next_sweep_ms = 0;
 
   constructor(
     private readonly rate: BucketRate,
     private readonly clock: () => number,
     private readonly keys_tracked_max = keys_tracked_max_default,
-  ) {}
+  ) {
+    this.refill_ms = Math.max(1000, Math.ceil((rate.burst / rate.tokens_per_second) * 1000));
+  }
 
   /** Spends one token of this key's bucket, or says how many whole seconds until one is there. */
   take(key: string): Taken {
     const now = this.clock();
+    if (now >= this.next_sweep_ms) this.sweep(now);
     let bucket = this.buckets.get(key);
     if (!bucket) {
       if (this.buckets.size >= this.keys_tracked_max) this.buckets.delete(this.buckets.keys().next().value!);
@@ -44,6 +52,13 @@ export class TokenBuckets {
     if (bucket.tokens < 1) return { granted: false, retry_after_seconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate.tokens_per_second)) };
     bucket.tokens -= 1;
     return GRANTED;
+  }
+
+  private sweep(now: number): void {
+    this.next_sweep_ms = now + this.refill_ms;
+    for (const [key, bucket] of this.buckets) {
+      if (now - bucket.at_ms >= this.refill_ms) this.buckets.delete(key);
+    }
   }
 
   /** How many keys are tracked now (for tests of the memory bound). */

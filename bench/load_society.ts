@@ -90,7 +90,7 @@ export async function startLoadSociety(loaders_count: number, size: SocietySize,
 function startServer(dir: string, genesis_file: string, profile_dir?: string): { child: ChildProcess; listening: Promise<Record<string, unknown>> } {
   // LOAD_PROFILE=DIR writes a CPU profile of the server under load into DIR (--cpu-prof).
   const profile_args = profile_dir ? ['--cpu-prof', `--cpu-prof-dir=${profile_dir}`] : [];
-  const env = { ...process.env, DATA_DIR: join(dir, 'data'), PORT: '0', GENESIS_FILE: genesis_file, READS_PER_SECOND: '1000000', READ_BURST: '1000000', BACKUP_EVERY_SECONDS: '0' };
+  const env = { ...process.env, DATA_DIR: join(dir, 'data'), PORT: '0', GENESIS_FILE: genesis_file, READS_PER_SECOND: '1000000', READ_BURST: '1000000', NONCES_PER_SECOND: '1000000', NONCE_BURST: '1000000', BACKUP_EVERY_SECONDS: '0' };
   const child = spawn(process.execPath, [...profile_args, here('../api/main.js')], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   return { child, listening: firstJsonLine(child) };
 }

@@ -166,7 +166,7 @@ describe('nonces', () => {
     const response = await request(url, `/api/v1/nonce?agent=${key.agent_id}`);
     expect(response.status).toBe(200);
     expect(response.body.agent).toBe(key.agent_id);
-    expect(response.body.nonce).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(response.body.nonce).toMatch(/^[A-Za-z0-9_-]{40}$/);
     expect(Date.parse(response.body.expires_at) - society.now()).toBe(300_000);
     const bad = await request(url, '/api/v1/nonce?agent=someone');
     expect(bad.status).toBe(422);

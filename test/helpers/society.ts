@@ -23,7 +23,7 @@ export function tempDir(prefix = 'tessera-test-'): string {
 }
 
 export function testConfig(data_dir: string, overrides: Partial<Config> = {}): Config {
-  return { port: 0, host: '127.0.0.1', public_url: 'http://society.test', read_limits: { reads_per_second: 100_000, burst_reads: 100_000 }, registration_limits: { registrations_per_hour: 1_000_000, burst_registrations: 1_000_000 }, backup_every_seconds: 0, backups_kept: 3, data_dir, body_limit_bytes: 64 * 1024, snapshot_every_ticks: 5000, chunk_workers: 1, ...overrides };
+  return { port: 0, host: '127.0.0.1', public_url: 'http://society.test', read_limits: { reads_per_second: 100_000, burst_reads: 100_000 }, registration_limits: { registrations_per_hour: 1_000_000, burst_registrations: 1_000_000 }, nonce_limits: { nonces_per_second: 100_000, burst_nonces: 100_000 }, backup_every_seconds: 0, backups_kept: 3, data_dir, body_limit_bytes: 64 * 1024, snapshot_every_ticks: 5000, chunk_workers: 1, ...overrides };
 }
 
 /** A real society: real LMDB in a temp folder, real HTTP on an ephemeral port, a clock the test moves. */
