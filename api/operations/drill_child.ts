@@ -1,5 +1,6 @@
+import { stateFromImage } from '../../engine/state.js';
 import { LmdbStore } from '../../engine/store/lmdb_store.js';
-import { restoreDrill, type DrillResult } from './drill.js';
+import { drillTarget, restoreDrill, type DrillResult } from './drill.js';
 import type { DrillJob, DrillMessage } from './drill_process.js';
 
 /**
@@ -12,7 +13,7 @@ const send = (message: DrillMessage) => process.send!(message);
 async function run(job: DrillJob): Promise<DrillResult> {
   const live = new LmdbStore(job.live_store_path, { read_only: true });
   try {
-    return await restoreDrill(live, job.target, job.data_dir, (progress) => send({ progress }));
+    return await restoreDrill(live, drillTarget(stateFromImage(job.live)), job.data_dir, (progress) => send({ progress }));
   } finally {
     await live.close();
   }

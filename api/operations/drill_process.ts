@@ -1,11 +1,17 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { DrillProgress, DrillResult, DrillTarget } from './drill.js';
+import type { StateImage } from '../../engine/state.js';
+import type { DrillProgress, DrillResult } from './drill.js';
 
 export interface DrillJob {
   live_store_path: string;
   data_dir: string;
-  target: DrillTarget;
+  /**
+   * The live state between two ticks, as a copy: hashing it takes longer than the
+   * server may stall a read, so the drill process hashes it. The drill replays the
+   * live log up to exactly its tick.
+   */
+  live: StateImage;
 }
 
 export type DrillMessage = { progress: DrillProgress } | { result: DrillResult };
@@ -28,10 +34,11 @@ const PROGRESS_EVERY_MS = 2000;
  * Runs the restore drill in a child process, so the server's event loop keeps
  * answering while it replays, and so a backup that crashes LMDB kills only the
  * child: its death is the drill's failure, with the signal as the reason.
+ * prepareJob is called once the process has started.
  */
-export function drillInChild(job: DrillJob, { log, timeout_ms = 3_600_000, signal }: DrillRunOptions): Promise<DrillResult> {
+export function drillInChild(prepareJob: () => Promise<DrillJob>, { log, timeout_ms = 3_600_000, signal }: DrillRunOptions): Promise<DrillResult> {
   return new Promise((resolve) => {
-    const child = fork(CHILD_SCRIPT, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json', execArgv: [], ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}) });
+    const child = fork(CHILD_SCRIPT, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', execArgv: [], ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}) });
     let result: DrillResult | undefined;
     let backup_id: string | null = null;
     let stderr = '';
@@ -69,6 +76,16 @@ export function drillInChild(job: DrillJob, { log, timeout_ms = 3_600_000, signa
       if (timed_out) return finish(`the drill did not finish within ${timeout_ms / 1000} s and was stopped`);
       finish(exit_signal ? `the drill process died by ${exit_signal}${last_line ? `: ${last_line}` : ''}` : `the drill process exited with code ${code}${last_line ? `: ${last_line}` : ''}`);
     });
-    child.send(job satisfies DrillJob);
+    // The job (a copy of the live state) is taken once the process exists: starting it and
+    // copying the state each hold the event loop for a moment, better in two turns than one.
+    child.once('spawn', () => {
+      prepareJob().then(
+        (job) => child.send(job),
+        (error: unknown) => {
+          stderr = `the drill could not be prepared: ${error instanceof Error ? error.message : String(error)}`;
+          child.kill('SIGKILL');
+        },
+      );
+    });
   });
 }

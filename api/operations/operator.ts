@@ -4,8 +4,8 @@ import type { LmdbStore } from '../../engine/store/lmdb_store.js';
 import type { Authenticator } from '../authenticate.js';
 import { RefusalError } from '../refusal_error.js';
 import { takeBackup } from './backups.js';
-import { drillTarget } from './drill.js';
-import { drillInChild } from './drill_process.js';
+import { imageOf } from '../../engine/state.js';
+import { drillInChild, type DrillJob } from './drill_process.js';
 
 export interface OperationsConfig {
   data_dir: string;
@@ -74,11 +74,7 @@ export class Operations {
 
   drill() {
     return this.serial(async () => {
-      await this.engine.drain();
-      // Taken in one synchronous turn between ticks; the flush makes that tick's log record readable by the drill process.
-      const target = drillTarget(this.engine.state);
-      await this.store.flushed();
-      const result = await drillInChild({ live_store_path: this.store.path, data_dir: this.config.data_dir, target }, { log: this.log, signal: this.stopping.signal });
+      const result = await drillInChild(() => this.liveForDrill(), { log: this.log, signal: this.stopping.signal });
       for (const skipped of result.skipped) this.log({ event: 'backup_skipped', ...skipped });
       this.log({ event: 'restore_drill', outcome: result.outcome, detail: result.detail, ...(result.first_bad_seq !== undefined ? { first_bad_seq: result.first_bad_seq } : {}) });
       if (this.stopping.signal.aborted) return result;
@@ -86,6 +82,16 @@ export class Operations {
       if (!outcome.ok) throw new Error(`restore_drill refused: ${outcome.code}`);
       return { ...result, recorded_at_seq: outcome.entries[0]!.seq };
     });
+  }
+
+  /** A copy of the state between ticks; the flush makes that tick's log record readable by the drill process. */
+  private async liveForDrill(): Promise<DrillJob> {
+    await this.engine.drain();
+    const image = imageOf(this.engine.state);
+    // imageOf shares params with the state, and an enactment changes them in place.
+    const live = { ...image, params: { ...image.params } };
+    await this.store.flushed();
+    return { live_store_path: this.store.path, data_dir: this.config.data_dir, live };
   }
 
   /** Stops the timer and kills a drill in progress (its result is not recorded). */
