@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { StateImage } from '../../engine/state.js';
 import type { DrillProgress, DrillResult } from './drill.js';
@@ -76,16 +77,19 @@ export function drillInChild(prepareJob: () => Promise<DrillJob>, { log, timeout
       if (timed_out) return finish(`the drill did not finish within ${timeout_ms / 1000} s and was stopped`);
       finish(exit_signal ? `the drill process died by ${exit_signal}${last_line ? `: ${last_line}` : ''}` : `the drill process exited with code ${code}${last_line ? `: ${last_line}` : ''}`);
     });
-    // The job (a copy of the live state) is taken once the process exists: starting it and
-    // copying the state each hold the event loop for a moment, better in two turns than one.
+    // Starting the process, copying the live state and sending it each hold the event
+    // loop for a moment: each gets a turn of its own (a chain of microtasks would be one turn).
     child.once('spawn', () => {
-      prepareJob().then(
-        (job) => child.send(job),
-        (error: unknown) => {
+      nextTurn()
+        .then(prepareJob)
+        .then(async (job) => {
+          await nextTurn();
+          child.send(job);
+        })
+        .catch((error: unknown) => {
           stderr = `the drill could not be prepared: ${error instanceof Error ? error.message : String(error)}`;
           child.kill('SIGKILL');
-        },
-      );
+        });
     });
   });
 }

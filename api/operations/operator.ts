@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Routes } from '../routes.js';
 import type { Engine } from '../../engine/engine.js';
 import type { LmdbStore } from '../../engine/store/lmdb_store.js';
@@ -90,6 +91,8 @@ export class Operations {
     const image = imageOf(this.engine.state);
     // imageOf shares params with the state, and an enactment changes them in place.
     const live = { ...image, params: { ...image.params } };
+    // A copy as large as a snapshot, taken in one turn like the engine's own snapshots; the flush waits a turn at least.
+    await nextTurn();
     await this.store.flushed();
     return { live_store_path: this.store.path, data_dir: this.config.data_dir, live };
   }
