@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { takeBackup } from '../api/operations/backups.js';
-import { restoreDrill } from '../api/operations/drill.js';
+import { drillTarget, restoreDrill } from '../api/operations/drill.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { recoverState } from '../engine/recover.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
@@ -32,7 +32,7 @@ export async function benchDrill(entries_target = 1_000_000): Promise<{ drill_se
     }
     await engine.drain();
     let started = performance.now();
-    const drill = await restoreDrill(store, engine.state, dir);
+    const drill = await restoreDrill(store, drillTarget(engine.state), dir);
     const drill_seconds = (performance.now() - started) / 1000;
     started = performance.now();
     recoverState(store, { use_snapshot: false });

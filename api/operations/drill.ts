@@ -1,60 +1,169 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { copyFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { replayTick } from '../../engine/apply.js';
 import { recoverState } from '../../engine/recover.js';
 import { stateHash, type SocietyState } from '../../engine/state.js';
 import { LmdbStore } from '../../engine/store/lmdb_store.js';
-import { listBackups } from './backups.js';
+import { BACKUP_DATA_FILE, digestMismatch } from './backup_manifest.js';
+import { scanBackups, type Backup, type SkippedBackup } from './backups.js';
+
+/**
+ * The live society at one consistent point, taken by the server between ticks: the
+ * drill replays the live log up to exactly this tick and must arrive here.
+ */
+export interface DrillTarget {
+  tick: number;
+  ledger_seq: number;
+  ledger_hash: string;
+  state_hash: string;
+}
 
 export interface DrillResult {
   outcome: 'passed' | 'failed';
   detail: string;
   backup_id: string | null;
+  /** On failure, the first ledger seq found wrong, where one can be named. */
+  first_bad_seq?: number;
+  /** Backups passed over (incomplete, unreadable, checksum mismatch), newest last. */
+  skipped: SkippedBackup[];
+}
+
+export interface DrillProgress {
+  backup_id: string;
+  phase: 'checksum' | 'restore' | 'compare' | 'replay';
+  done: number;
+  total: number;
+}
+
+/** Log ticks replayed between two turns of the event loop (progress messages go out then). */
+const TICKS_PER_TURN = 2000;
+/** Entries compared per page between the backup's ledger and the live one. */
+const ENTRIES_PER_PAGE = 10_000;
+
+export function drillTarget(state: Readonly<SocietyState>): DrillTarget {
+  return { tick: state.tick, ledger_seq: state.ledger_head.seq, ledger_hash: state.ledger_head.hash, state_hash: stateHash(state) };
 }
 
 /**
- * A restore drill: the latest backup is copied into a scratch folder and restored
- * there, the live log after it is replayed onto it, and the state hash and ledger head
- * must equal the live ones. Every regenerated entry is compared with the live ledger,
- * so a tampered log fails at the first divergent seq. The live store is only read.
+ * A restore drill, run in its own process (see drill_child.ts): the newest complete
+ * backup whose data.mdb matches its manifest's SHA-256 is copied into a scratch
+ * folder and restored there; every live entry up to the backup's head must equal the
+ * backup's byte for byte, the live log after it is replayed up to the target tick,
+ * and every regenerated entry must equal the live one byte for byte (an entry whose
+ * data was edited fails even when its stored hash was kept). The state hash and head
+ * must then be the target's. Backups that fail their checksum are skipped and
+ * reported; the drill only reads the live store.
  */
-export async function restoreDrill(live: LmdbStore, live_state: Readonly<SocietyState>, data_dir: string): Promise<DrillResult> {
-  const latest = listBackups(data_dir).at(-1);
-  if (!latest) return { outcome: 'failed', detail: 'no backup to restore from', backup_id: null };
-  const scratch = mkdtempSync(join(tmpdir(), 'tessera-drill-'));
-  let restored: LmdbStore | undefined;
+export async function restoreDrill(live: LmdbStore, target: DrillTarget, data_dir: string, on_progress: (progress: DrillProgress) => void = () => {}): Promise<DrillResult> {
+  const { complete, skipped } = scanBackups(data_dir);
+  for (const backup of complete.reverse()) {
+    const scratch = mkdtempSync(join(tmpdir(), 'tessera-drill-'));
+    try {
+      on_progress({ backup_id: backup.backup_id, phase: 'checksum', done: 0, total: backup.manifest.data_bytes });
+      const copy = join(scratch, BACKUP_DATA_FILE);
+      // The copy is what gets checked and opened, so a file changing under the drill cannot slip between the two.
+      await copyFile(join(backup.path, BACKUP_DATA_FILE), copy);
+      const mismatch = await digestMismatch(copy, backup.manifest);
+      if (mismatch) {
+        skipped.push({ name: backup.backup_id, reason: mismatch });
+        continue;
+      }
+      const verdict = await drillFrom(scratch, backup, live, target, on_progress);
+      return {
+        outcome: verdict.failed ? 'failed' : 'passed',
+        detail: `${verdict.failed ?? verdict.passed}${skippedNote(skipped)}`,
+        backup_id: backup.backup_id,
+        ...(verdict.first_bad_seq !== undefined ? { first_bad_seq: verdict.first_bad_seq } : {}),
+        skipped,
+      };
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+  return { outcome: 'failed', detail: `no complete backup to restore from${skippedNote(skipped)}`, backup_id: null, skipped };
+}
+
+type Verdict = { passed: string; failed?: undefined; first_bad_seq?: undefined } | { failed: string; first_bad_seq?: number };
+
+async function drillFrom(scratch: string, backup: Backup, live: LmdbStore, target: DrillTarget, on_progress: (progress: DrillProgress) => void): Promise<Verdict> {
+  const { backup_id, manifest } = backup;
+  const restored = new LmdbStore(scratch);
   try {
-    cpSync(latest.path, scratch, { recursive: true });
-    restored = new LmdbStore(scratch);
+    on_progress({ backup_id, phase: 'restore', done: 0, total: restored.lastTick() });
     let state: SocietyState;
     try {
       state = recoverState(restored);
     } catch (error) {
-      return { outcome: 'failed', detail: `the backup does not restore: ${(error as Error).message}`, backup_id: latest.backup_id };
+      return { failed: `the backup ${backup_id} does not restore: ${(error as Error).message}` };
     }
-    const head = live.ledgerHead();
+    if (manifest.ledger_seq > 0 && restored.ledgerHash(manifest.ledger_seq) !== manifest.ledger_hash) {
+      return { failed: `the backup ${backup_id} does not hold the entry its manifest names at seq ${manifest.ledger_seq}` };
+    }
+    const backup_head = state.ledger_head.seq;
+    if (backup_head > target.ledger_seq) return { failed: `the backup ${backup_id} reaches seq ${backup_head}, beyond the live head ${target.ledger_seq}` };
+
+    const differing = await firstDifferingEntry(restored, live, backup_head, (done) => on_progress({ backup_id, phase: 'compare', done, total: backup_head }));
+    if (differing !== undefined) return { failed: `the live ledger differs from the backup ${backup_id} at seq ${differing}`, first_bad_seq: differing };
+
+    const replayed = await replayLiveLog(state, live, target, (done) => on_progress({ backup_id, phase: 'replay', done, total: target.tick }));
+    if (replayed) return replayed;
+
+    if (state.ledger_head.seq !== target.ledger_seq || state.ledger_head.hash !== target.ledger_hash) {
+      return { failed: `the replay ends at seq ${state.ledger_head.seq}, not at the live head ${target.ledger_seq}`, first_bad_seq: Math.min(state.ledger_head.seq, target.ledger_seq) + 1 };
+    }
+    const restored_hash = stateHash(state);
+    if (restored_hash !== target.state_hash) return { failed: `the restored state hash ${restored_hash} differs from the live ${target.state_hash}` };
+    return { passed: `restored ${backup_id} (seq ${backup_head}) and replayed the live log to seq ${target.ledger_seq}, every entry equal to the live one byte for byte; state hash ${restored_hash}; head ${target.ledger_hash}` };
+  } finally {
+    await restored.close();
+  }
+}
+
+/** The first seq in 1..last_seq where the two ledgers' stored JSON differs (or one lacks the entry). */
+async function firstDifferingEntry(backup: LmdbStore, live: LmdbStore, last_seq: number, on_page: (done: number) => void): Promise<number | undefined> {
+  for (let from = 1; from <= last_seq; from += ENTRIES_PER_PAGE) {
+    const limit = Math.min(ENTRIES_PER_PAGE, last_seq - from + 1);
+    const ours = backup.ledgerPage(from, limit);
+    const theirs = live.ledgerPage(from, limit);
+    for (let index = 0; index < limit; index++) {
+      if (ours[index] === undefined || ours[index] !== theirs[index]) return from + index;
+    }
+    on_page(from + limit - 1);
+    await nextTurn();
+  }
+  return undefined;
+}
+
+/**
+ * Replays the live log from the restored state up to the target tick, in batches with
+ * a turn of the event loop between them (each batch reads in its own transaction).
+ */
+async function replayLiveLog(state: SocietyState, live: LmdbStore, target: DrillTarget, on_batch: (tick: number) => void): Promise<Verdict | undefined> {
+  while (state.tick < target.tick) {
+    let in_batch = 0;
     for (const record of live.ticksAfter(state.tick)) {
+      if (record.tick > target.tick) break;
       let entries;
       try {
         entries = replayTick(state, record);
       } catch (error) {
-        return { outcome: 'failed', detail: `the log does not replay at tick ${record.tick}: ${(error as Error).message}`, backup_id: latest.backup_id };
+        return { failed: `the live log does not replay at tick ${record.tick}: ${(error as Error).message}`, first_bad_seq: state.ledger_head.seq + 1 };
       }
       for (const entry of entries) {
-        if (entry.seq > head.seq) break;
-        if (live.ledgerHash(entry.seq) !== entry.hash) return { outcome: 'failed', detail: `replay diverges from the live ledger at seq ${entry.seq}`, backup_id: latest.backup_id };
+        if (live.ledgerPage(entry.seq, 1)[0] !== entry.json) return { failed: `the live ledger differs from its replay at seq ${entry.seq}`, first_bad_seq: entry.seq };
       }
+      if (++in_batch === TICKS_PER_TURN) break;
     }
-    if (state.ledger_head.seq !== head.seq || state.ledger_head.hash !== head.hash) {
-      return { outcome: 'failed', detail: `restored head ${state.ledger_head.seq} differs from the live head ${head.seq}`, backup_id: latest.backup_id };
-    }
-    const restored_hash = stateHash(state);
-    const live_hash = stateHash(live_state);
-    if (restored_hash !== live_hash) return { outcome: 'failed', detail: `state hash ${restored_hash} differs from the live ${live_hash}`, backup_id: latest.backup_id };
-    return { outcome: 'passed', detail: `restored ${latest.backup_id} and replayed to seq ${head.seq}; state hash ${live_hash}; head ${head.hash}`, backup_id: latest.backup_id };
-  } finally {
-    await restored?.close();
-    rmSync(scratch, { recursive: true, force: true });
+    if (in_batch === 0) return { failed: `the live log ends at tick ${state.tick}, before the live tick ${target.tick}`, first_bad_seq: state.ledger_head.seq + 1 };
+    on_batch(state.tick);
+    await nextTurn();
   }
+  return undefined;
+}
+
+function skippedNote(skipped: SkippedBackup[]): string {
+  return skipped.length === 0 ? '' : `; skipped ${skipped.map(({ name, reason }) => `${name} (${reason})`).join(', ')}`;
 }

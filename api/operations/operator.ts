@@ -1,10 +1,12 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Routes } from '../routes.js';
 import type { Engine } from '../../engine/engine.js';
 import type { LmdbStore } from '../../engine/store/lmdb_store.js';
 import type { Authenticator } from '../authenticate.js';
 import { RefusalError } from '../refusal_error.js';
 import { takeBackup } from './backups.js';
-import { restoreDrill } from './drill.js';
+import { imageOf } from '../../engine/state.js';
+import { drillInChild, type DrillJob } from './drill_process.js';
 
 export interface OperationsConfig {
   data_dir: string;
@@ -12,13 +14,18 @@ export interface OperationsConfig {
   backups_kept: number;
 }
 
+/** The ledger's restore_drill entry holds at most this much detail. */
+const DETAIL_CHARS_MAX = 2000;
+
 /**
  * Backups and restore drills, each recorded on the ledger: on a timer (a backup, then
- * a drill from it, every backup_every_seconds) and on demand by the Founder.
+ * a drill from it, every backup_every_seconds) and on demand by the Founder. The
+ * drill runs in its own process; the server keeps serving meanwhile.
  */
 export class Operations {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly engine: Engine,
@@ -31,7 +38,9 @@ export class Operations {
   start(): void {
     if (this.config.backup_every_seconds <= 0) return;
     this.timer = setInterval(() => {
-      void this.backup().then(() => this.drill());
+      this.backup()
+        .then(() => this.drill())
+        .catch((error: unknown) => this.log({ event: 'operations_failed', error: error instanceof Error ? error.message : String(error) }));
     }, this.config.backup_every_seconds * 1000);
     this.timer.unref();
   }
@@ -46,26 +55,52 @@ export class Operations {
   backup() {
     return this.serial(async () => {
       const backup = await takeBackup(this.store, this.config.data_dir, this.clock(), this.config.backups_kept);
-      const outcome = await this.engine.submit({ act: 'backup_taken', actor: 'system', payload: { backup_id: backup.backup_id, ledger_seq: backup.ledger_seq, ledger_hash: backup.ledger_hash } });
-      this.log({ event: 'backup_taken', backup_id: backup.backup_id, ledger_seq: backup.ledger_seq });
+      const { ledger_seq, ledger_hash } = backup.manifest;
+      for (const name of backup.leftovers_removed) this.log({ event: 'backup_leftover_removed', name });
+      for (const skipped of backup.skipped) this.log({ event: 'backup_skipped', ...skipped });
+      const outcome = await this.engine.submit({ act: 'backup_taken', actor: 'system', payload: { backup_id: backup.backup_id, ledger_seq, ledger_hash } });
+      this.log({ event: 'backup_taken', backup_id: backup.backup_id, ledger_seq, data_bytes: backup.manifest.data_bytes });
       if (!outcome.ok) throw new Error(`backup_taken refused: ${outcome.code}`);
-      return { backup_id: backup.backup_id, ledger_seq: backup.ledger_seq, ledger_hash: backup.ledger_hash, ...(outcome.entries[0] ? { recorded_at_seq: outcome.entries[0].seq } : {}) };
+      return {
+        backup_id: backup.backup_id,
+        ledger_seq,
+        ledger_hash,
+        manifest: backup.manifest,
+        leftovers_removed: backup.leftovers_removed,
+        skipped: backup.skipped,
+        ...(outcome.entries[0] ? { recorded_at_seq: outcome.entries[0].seq } : {}),
+      };
     });
   }
 
   drill() {
     return this.serial(async () => {
-      await this.engine.drain();
-      const result = await restoreDrill(this.store, this.engine.state, this.config.data_dir);
-      const outcome = await this.engine.submit({ act: 'restore_drill', actor: 'system', payload: result });
-      this.log({ event: 'restore_drill', outcome: result.outcome, detail: result.detail });
+      const result = await drillInChild(() => this.liveForDrill(), { log: this.log, signal: this.stopping.signal });
+      for (const skipped of result.skipped) this.log({ event: 'backup_skipped', ...skipped });
+      this.log({ event: 'restore_drill', outcome: result.outcome, detail: result.detail, ...(result.first_bad_seq !== undefined ? { first_bad_seq: result.first_bad_seq } : {}) });
+      if (this.stopping.signal.aborted) return result;
+      const outcome = await this.engine.submit({ act: 'restore_drill', actor: 'system', payload: { outcome: result.outcome, detail: result.detail.slice(0, DETAIL_CHARS_MAX), backup_id: result.backup_id } });
       if (!outcome.ok) throw new Error(`restore_drill refused: ${outcome.code}`);
       return { ...result, recorded_at_seq: outcome.entries[0]!.seq };
     });
   }
 
+  /** A copy of the state between ticks; the flush makes that tick's log record readable by the drill process. */
+  private async liveForDrill(): Promise<DrillJob> {
+    await this.engine.drain();
+    const image = imageOf(this.engine.state);
+    // imageOf shares params with the state, and an enactment changes them in place.
+    const live = { ...image, params: { ...image.params } };
+    // A copy as large as a snapshot, taken in one turn like the engine's own snapshots; the flush waits a turn at least.
+    await nextTurn();
+    await this.store.flushed();
+    return { live_store_path: this.store.path, data_dir: this.config.data_dir, live };
+  }
+
+  /** Stops the timer and kills a drill in progress (its result is not recorded). */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    this.stopping.abort();
   }
 }
 

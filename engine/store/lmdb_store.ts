@@ -6,6 +6,8 @@ import type { ConsumedNonce, EngineStore, TickCommit } from './types.js';
 export interface LmdbStoreOptions {
   /** Snapshots older than the newest few are deleted; the log keeps everything. */
   snapshots_kept?: number;
+  /** Opens for reading only (a restore drill reads the live store from another process). */
+  read_only?: boolean;
 }
 
 /**
@@ -31,7 +33,7 @@ export class LmdbStore implements EngineStore {
   private last_logged_tick: number;
 
   constructor(readonly path: string, options: LmdbStoreOptions = {}) {
-    this.root = open({ path, overlappingSync: false, noSync: false, maxDbs: 8 });
+    this.root = open({ path, overlappingSync: false, noSync: false, maxDbs: 8, readOnly: options.read_only ?? false });
     this.log = this.root.openDB({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
     this.ledger = this.root.openDB({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
     this.snapshots = this.root.openDB({ name: 'snapshots', keyEncoding: 'uint32' });
