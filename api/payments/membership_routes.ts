@@ -8,6 +8,7 @@ import { RefusalError } from '../refusal_error.js';
 import { readRawBody } from '../raw_body.js';
 import { paymentEventOf } from './normalize.js';
 import { membership_amount_cents, type Processor } from './processor.js';
+import { ownValue } from '../../engine/keyed.js';
 
 interface PaymentDeps {
   engine: Engine;
@@ -51,7 +52,7 @@ export function mountMembershipRoutes(router: Routes, deps: PaymentDeps): void {
   router.get('/api/v1/membership/status', (ctx) => {
     const agent_id = signer(ctx);
     const { payments } = engine.state;
-    const record = payments.members[agent_id];
+    const record = ownValue(payments.members, agent_id);
     ctx.body = {
       agent_id,
       payments: payments.mode,
@@ -66,7 +67,7 @@ export function mountMembershipRoutes(router: Routes, deps: PaymentDeps): void {
   router.post('/api/v1/membership/portal', async (ctx) => {
     const agent_id = signer(ctx);
     const processor = processorOr409();
-    const customer = engine.state.payments.members[agent_id]?.customer_id;
+    const customer = ownValue(engine.state.payments.members, agent_id)?.customer_id;
     if (!customer) throw RefusalError.of('NO_BILLING_ACCOUNT');
     const session = await callProcessor(deps, 'billing portal', () => processor.billingPortal(customer));
     ctx.body = { url: session.url };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import type { MemberPayment } from '../payments/payments_state.js';
+import { ownValue } from '../keyed.js';
 
 const id = z.string().max(255).nullable().default(null);
 
@@ -32,11 +33,11 @@ export const paymentEvent = defineAct({
   apply(ctx, event) {
     const { state, at_ms } = ctx;
     const payments = state.payments;
-    if (payments.fulfilled[event.event_id] !== undefined) return refuse('ALREADY_FULFILLED');
+    if (ownValue(payments.fulfilled, event.event_id) !== undefined) return refuse('ALREADY_FULFILLED');
     const mode = event.livemode ? 'live' : 'test';
     if (payments.mode !== mode) return refuse('PAYMENT_MODE_MISMATCH', `A ${mode} event reached a service in ${payments.mode} mode.`);
 
-    const agent_id = event.agent_id ?? (event.customer_id ? payments.customers[event.customer_id] : undefined) ?? null;
+    const agent_id = event.agent_id ?? (event.customer_id ? ownValue(payments.customers, event.customer_id) : undefined) ?? null;
     const member = agent_id && state.agents.has(agent_id) ? agent_id : null;
     let status: MemberPayment['status'] | null = null;
     if (event.type === 'checkout.session.completed' && event.observer_id) {
@@ -46,7 +47,7 @@ export const paymentEvent = defineAct({
       else if (event.type === 'invoice.payment_failed' || event.type === 'customer.subscription.deleted') status = 'unpaid';
       else if (event.type === 'customer.subscription.updated') status = event.subscription_status === 'active' || event.subscription_status === 'trialing' ? 'active' : 'unpaid';
       if (status) {
-        const previous = payments.members[member];
+        const previous = ownValue(payments.members, member);
         payments.members[member] = {
           status,
           mode,
