@@ -76,24 +76,32 @@ export function mountMembershipRoutes(router: Routes, deps: PaymentDeps): void {
 
 export const webhook_body_bytes_max = 512 * 1024;
 
+/** The body's JSON, or undefined (which no event schema accepts) if it is not JSON. */
+function jsonOf(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * POST /api/v1/stripe/webhook, the only route that fulfils a payment. It reads its
  * own body: the raw bytes are verified against Stripe-Signature before anything
- * else is done with them. Each event is fulfilled once (keyed by its id in the commit
- * that applies it); an event from the other mode is acknowledged and ignored.
+ * else is done with them, then checked to be a well-formed event (400
+ * WEBHOOK_EVENT_INVALID, nothing recorded, if not). Each event is fulfilled once
+ * (keyed by its id in the commit that applies it); an event from the other mode is
+ * acknowledged and ignored.
  */
 function mountStripeWebhook(router: Routes, deps: PaymentDeps): void {
   router.postRaw('/api/v1/stripe/webhook', async (ctx) => {
     if (!deps.processor) throw RefusalError.of('PAYMENTS_OFF');
     const raw = await readRawBody(ctx, webhook_body_bytes_max);
     if (!raw) throw RefusalError.of('PAYLOAD_TOO_LARGE');
-    let event;
-    try {
-      event = deps.processor.verifiedEvent(raw, ctx.get('stripe-signature'));
-    } catch {
-      throw RefusalError.of('WEBHOOK_SIGNATURE_INVALID');
-    }
-    const outcome = await deps.engine.submit({ act: 'payment_event', actor: 'system', payload: paymentEventOf(event) });
+    if (!deps.processor.signatureVerifies(raw, ctx.get('stripe-signature'))) throw RefusalError.of('WEBHOOK_SIGNATURE_INVALID');
+    const event = paymentEventOf(jsonOf(raw));
+    if (!event) throw RefusalError.of('WEBHOOK_EVENT_INVALID');
+    const outcome = await deps.engine.submit({ act: 'payment_event', actor: 'system', payload: event });
     if (outcome.ok) ctx.body = { received: true, fulfilled: true };
     else if (outcome.code === 'ALREADY_FULFILLED') ctx.body = { received: true, fulfilled: false, duplicate: true };
     else if (outcome.code === 'PAYMENT_MODE_MISMATCH') ctx.body = { received: true, fulfilled: false, ignored: outcome.message };
