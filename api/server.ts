@@ -21,6 +21,8 @@ export interface RunningSociety {
   store: LmdbStore;
   founder: FounderSetup;
   operations: Operations;
+  /** Every route the app serves (method, pattern), as its router lists them. */
+  routes: { method: string; pattern: string; raw_body: boolean }[];
   close(): Promise<void>;
 }
 
@@ -98,6 +100,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     store,
     founder,
     operations,
+    routes: app.routes,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
