@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join as joinPath } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraClient } from '../client/sdk.js';
@@ -129,5 +131,23 @@ describe('ids that are property names are unknown ids', () => {
     expect(stateHash(restored)).toBe(stateHash(live));
     expect([Object.getPrototypeOf(restored.governance.modules), Object.getPrototypeOf(restored.payments.observers)]).toEqual([null, null]);
     expect(Object.keys(restored.governance.modules)).toEqual(['constructor']);
+  });
+});
+
+describe('the lookup rule', () => {
+  it('reads the keyed records of the state only through ownValue, in engine, api and render', () => {
+    const keyed = 'motions|filings|modules|signals|ballots|challenges|sends|members|fulfilled|customers|observers|grants';
+    // A bracket read of one of those records; an assignment target or a delete is a write, and writes go to prototype-free records.
+    const bracket_read = new RegExp(`\\.(${keyed})\\[[^\\]]+\\](?!\\s*=[^=])`, 'g');
+    const offenders: string[] = [];
+    for (const folder of ['engine', 'api', 'render']) {
+      for (const file of readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'))) {
+        const lines = readFileSync(joinPath(folder, file), 'utf8').split('\n');
+        lines.forEach((line, index) => {
+          for (const match of line.matchAll(bracket_read)) if (!/\bdelete\s+\S*$/.test(line.slice(0, match.index))) offenders.push(`${folder}/${file}:${index + 1}: ${line.trim()}`);
+        });
+      }
+    }
+    expect(offenders).toEqual([]);
   });
 });
