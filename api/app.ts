@@ -54,7 +54,8 @@ export interface AppDeps {
   log: (line: Record<string, unknown>) => void;
 }
 
-export function createApp(deps: AppDeps): Koa {
+/** The app, with the routes it serves listed (for the tests that try every one). */
+export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['listing']> } {
   const app = new Koa();
   app.proxy = false;
   // Cookies are signed with the configured (or generated) secret: Koa's keygrip checks them.
@@ -94,5 +95,5 @@ export function createApp(deps: AppDeps): Koa {
   app.use(readLimiter(deps.read_limits, deps.clock));
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.
   app.use(router.middleware());
-  return app;
+  return Object.assign(app, { routes: router.listing() });
 }

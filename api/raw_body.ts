@@ -1,11 +1,14 @@
 import type { Context } from 'koa';
+import { refuseEncodedBody } from './body_encoding.js';
 
 /**
  * The request body as raw bytes, for the routes that must see them before any parser
  * (the processor's webhook verifies a signature over them; observer recovery answers
- * every bad body the same way). Undefined once the body passes bytes_max.
+ * every bad body the same way). Undefined once the body passes bytes_max; an encoded
+ * body is refused (415) before a byte is read.
  */
 export async function readRawBody(ctx: Context, bytes_max: number): Promise<Buffer | undefined> {
+  refuseEncodedBody(ctx);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {

@@ -1,11 +1,12 @@
 import { NO_SIGNALS } from '../engine/governance/governance_state.js';
 import type { SocietyState } from '../engine/state.js';
+import { ownValue } from '../engine/keyed.js';
 
 /** A member's standing with its per-signal breakdown. Standing is only ever granted by the engine's rules. */
 export function reputationOf(state: Readonly<SocietyState>, agent_id: string) {
   const agent = state.world.agents.get(agent_id);
   if (!agent) return undefined;
-  const signals = { ...(state.governance.signals[agent_id] ?? NO_SIGNALS) };
+  const signals = { ...(ownValue(state.governance.signals, agent_id) ?? NO_SIGNALS) };
   return { agent_id, handle: state.agents.get(agent_id)?.handle ?? null, standing: agent.standing, signals };
 }
 

@@ -56,6 +56,11 @@ export class Routes {
     this.on('POST', path, handlers, false);
   }
 
+  /** Every route as registered: its method, its pattern, and whether it reads its own raw body. */
+  listing(): { method: string; pattern: string; raw_body: boolean }[] {
+    return [...this.by_key].map(([key, route]) => ({ method: key.slice(0, key.indexOf(' ')), pattern: route.pattern, raw_body: key.startsWith('POST ') && !route.json_body }));
+  }
+
   /** The Koa middleware that dispatches; no route may be added after it is made. */
   middleware(): Middleware {
     this.sealed = true;

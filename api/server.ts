@@ -22,6 +22,8 @@ export interface RunningSociety {
   founder: FounderSetup;
   operations: Operations;
   nonces: NonceBook;
+  /** Every route the app serves (method, pattern), as its router lists them. */
+  routes: { method: string; pattern: string; raw_body: boolean }[];
   close(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     founder,
     operations,
     nonces,
+    routes: app.routes,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,4 +1,5 @@
 import { canonicalJson, sha256Hex } from './canonical.js';
+import { keyedCopy } from './keyed.js';
 import type { EpochMs } from './time.js';
 import type { Params } from './params.js';
 import { createWorld, type WorldState } from './world/world_state.js';
@@ -148,7 +149,25 @@ export function stateFromImage(image: StateImage): SocietyState {
   state.pom = structuredClone(image.pom);
   state.aether = structuredClone(image.aether);
   state.payments = structuredClone(image.payments);
+  restoreKeyedRecords(state);
   return state;
+}
+
+/** A decoded image's records have Object.prototype again; the keyed ones are made as they were created (see keyed.ts). */
+function restoreKeyedRecords(state: SocietyState): void {
+  const { governance, pom, aether, payments } = state;
+  governance.motions = keyedCopy(governance.motions);
+  for (const motion of Object.values(governance.motions)) motion.ballots = keyedCopy(motion.ballots);
+  governance.filings = keyedCopy(governance.filings);
+  governance.modules = keyedCopy(governance.modules);
+  governance.signals = keyedCopy(governance.signals);
+  pom.challenges = keyedCopy(pom.challenges);
+  aether.sends = keyedCopy(aether.sends);
+  payments.members = keyedCopy(payments.members);
+  payments.fulfilled = keyedCopy(payments.fulfilled);
+  payments.customers = keyedCopy(payments.customers);
+  payments.observers = keyedCopy(payments.observers);
+  payments.grants = keyedCopy(payments.grants);
 }
 
 export function indexAgent(state: SocietyState, agent: AgentRecord): void {

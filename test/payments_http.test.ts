@@ -1,13 +1,11 @@
-import Stripe from 'stripe';
 import { TesseraClient } from '../client/sdk.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSociety, tempDir, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
 import { startFakeStripe, type FakeStripe } from './helpers/fake_stripe.js';
+import { WEBHOOK_SECRET, malformedEvents, sendSignedWebhook } from './helpers/webhooks.js';
 import { join, refusal, type Member } from './helpers/world.js';
 
-const WEBHOOK_SECRET = 'whsec_test_secret_for_tessera';
-const stripe = new Stripe('sk_test_signing_only');
 
 let fake: FakeStripe;
 let society: TestSociety;
@@ -33,8 +31,7 @@ afterEach(() => expect(society.bugs.filter((bug) => !bug.includes('payment proce
 /** Sends a processor event to the webhook, signed with the real library. */
 async function deliver(type: string, object: Record<string, unknown>, options: { livemode?: boolean; id?: string; timestamp?: number; secret?: string } = {}) {
   const payload = JSON.stringify({ id: options.id ?? `evt_test_${++event_counter}`, object: 'event', type, livemode: options.livemode ?? false, api_version: '2026-01-01', created: 1, data: { object } });
-  const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WEBHOOK_SECRET, ...(options.timestamp ? { timestamp: options.timestamp } : {}) });
-  return request(url, '/api/v1/stripe/webhook', { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+  return sendSignedWebhook(url, payload, options);
 }
 
 const paid = (member: Member, customer = `cus_${member.id}`) => deliver('checkout.session.completed', { id: `cs_${member.id}`, object: 'checkout.session', mode: 'subscription', customer, subscription: `sub_${member.id}`, amount_total: 100, client_reference_id: member.id, metadata: { agent_id: member.id }, payment_status: 'paid' });
@@ -83,6 +80,38 @@ describe('membership through the processor', () => {
     const unsigned = await request(url, '/api/v1/stripe/webhook', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
     expect(unsigned.status).toBe(400);
     expect((await status(member)).status).toBe('unpaid');
+  });
+
+  it('refuses a correctly signed body that is not a well-formed event with 400 WEBHOOK_EVENT_INVALID, recording nothing', async () => {
+    const member = await join(society, 'malformed');
+    const head = society.store.ledgerHead();
+    const fulfilled = Object.keys(society.engine.state.payments.fulfilled).length;
+    for (const [name, body] of Object.entries(malformedEvents(member.id))) {
+      const answer = await sendSignedWebhook(url, JSON.stringify(body));
+      expect([name, answer.status, answer.body.error]).toEqual([name, 400, 'WEBHOOK_EVENT_INVALID']);
+    }
+    const not_json = await sendSignedWebhook(url, '{"id": "evt_test_cut_short", "type": "invoice.paid"');
+    expect([not_json.status, not_json.body.error]).toEqual([400, 'WEBHOOK_EVENT_INVALID']);
+    await society.engine.drain();
+    expect(society.store.ledgerHead()).toEqual(head);
+    expect(Object.keys(society.engine.state.payments.fulfilled).length).toBe(fulfilled);
+    expect((await status(member)).status).toBe('unpaid');
+  });
+
+  it('acknowledges a well-formed event of a type it does not act on, once, with no effect on membership', async () => {
+    const member = await join(society, 'unknowntype');
+    const first = await deliver('charge.dispute.created', { object: 'dispute', customer: `cus_${member.id}`, metadata: { agent_id: member.id } }, { id: 'evt_test_unknown_type' });
+    expect([first.status, first.body]).toMatchObject([200, { received: true }]);
+    const again = await deliver('charge.dispute.created', { object: 'dispute' }, { id: 'evt_test_unknown_type' });
+    expect(again.body).toMatchObject({ received: true, duplicate: true });
+    expect((await status(member)).status).toBe('unpaid');
+  });
+
+  it('refuses a compressed webhook body with 415 before checking its signature', async () => {
+    const head = society.store.ledgerHead().seq;
+    const answer = await sendSignedWebhook(url, JSON.stringify({ id: 'evt_test_gzip', type: 'invoice.paid', livemode: false, data: { object: {} } }), { headers: { 'content-encoding': 'gzip' } });
+    expect([answer.status, answer.body.error]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    expect(society.store.ledgerHead().seq).toBe(head);
   });
 
   it('lapses on a failed invoice, renews on a paid one, and ends on subscription deletion', async () => {

@@ -8,6 +8,7 @@ import { RefusalError } from '../refusal_error.js';
 import { Watchers } from './watchers.js';
 import { readRawBody } from '../raw_body.js';
 import { pageFrame, type FrameDeps } from '../pages/frame.js';
+import { ownValue } from '../../engine/keyed.js';
 
 const VISITOR_COOKIE = 'tessera_visitor';
 const UNWATCHED_COOKIE = 'tessera_unwatched';
@@ -39,7 +40,7 @@ const RECOVERY_REFUSED = { status: REFUSALS.RECOVERY_FAILED.status, body: { erro
 export function mountObserverRoutes(router: Routes, deps: ObserverDeps): void {
   const { engine, watchers } = deps;
   mountObserverRecover(router, deps);
-  const isUnwatched = (visitor_id: string) => engine.state.payments.observers[visitor_id] !== undefined;
+  const isUnwatched = (visitor_id: string) => ownValue(engine.state.payments.observers, visitor_id) !== undefined;
   const frame = (ctx: Context, title: string) => pageFrame(deps, ctx, title);
 
   router.get('/treasury', (ctx) => {
@@ -137,7 +138,7 @@ function mountObserverRecover(router: Routes, deps: ObserverDeps): void {
     }
     if (session.payment_status !== 'paid') return refuse('unpaid');
     const observer_id = session.metadata?.observer_id ?? session.client_reference_id ?? null;
-    if (!observer_id || deps.engine.state.payments.observers[observer_id] === undefined) return refuse('unrecorded', observer_id);
+    if (!observer_id || ownValue(deps.engine.state.payments.observers, observer_id) === undefined) return refuse('unrecorded', observer_id);
     ctx.cookies.set(UNWATCHED_COOKIE, observer_id, cookie_options);
     deps.log({ event: 'observer_recover', outcome: 'recovered', observer_id });
     ctx.body = { recovered: true, observer_id };

@@ -5,6 +5,7 @@ import type { LmdbStore } from '../../engine/store/lmdb_store.js';
 import type { PageFrame, Rail } from '../../render/layout.js';
 import { visitorIdOf } from '../observer/observer_routes.js';
 import type { Watchers } from '../observer/watchers.js';
+import { ownValue } from '../../engine/keyed.js';
 
 export interface FrameDeps {
   engine: Engine;
@@ -26,5 +27,5 @@ export function pageFrame(deps: FrameDeps, ctx: Context, title: string): PageFra
   deps.watchers.saw(visitor_id);
   ctx.type = 'text/html; charset=utf-8';
   const observers = deps.engine.state.payments.observers;
-  return { title, visitor_id, rail: railOf(deps.engine, deps.store), watchers: deps.watchers.watching((id) => observers[id] !== undefined, visitor_id) };
+  return { title, visitor_id, rail: railOf(deps.engine, deps.store), watchers: deps.watchers.watching((id) => ownValue(observers, id) !== undefined, visitor_id) };
 }

@@ -18,6 +18,7 @@ import { GENESIS_NOTE } from '../read_routes.js';
 import { MOTION_STATUSES } from '../governance_routes.js';
 import { leaderboard, reputationOf } from '../reputation.js';
 import { pageFrame, type FrameDeps } from './frame.js';
+import { ownValue } from '../../engine/keyed.js';
 
 const page_size = 50;
 
@@ -91,7 +92,7 @@ export function mountPageRoutes(router: Routes, deps: PageDeps): void {
     ctx.body = prohibitionsPage(frame(ctx, 'Prohibitions'), governance.prohibitions, governance.p0.length);
   });
   router.get('/modules/:module_id', (ctx) => {
-    const module = engine.state.governance.modules[ctx.params.module_id!];
+    const module = ownValue(engine.state.governance.modules, ctx.params.module_id!);
     if (!module) return notFound(ctx, 'There is no module by that id.');
     ctx.body = modulePage(frame(ctx, `Module ${module.module_id}`), { ...module, enabled_at: isoAt(module.enabled_at_ms), retired_at: module.retired_at_ms === null ? null : isoAt(module.retired_at_ms) });
   });

@@ -8,6 +8,7 @@ import { RefusalError } from '../refusal_error.js';
 import { readRawBody } from '../raw_body.js';
 import { paymentEventOf } from './normalize.js';
 import { membership_amount_cents, type Processor } from './processor.js';
+import { ownValue } from '../../engine/keyed.js';
 
 interface PaymentDeps {
   engine: Engine;
@@ -51,7 +52,7 @@ export function mountMembershipRoutes(router: Routes, deps: PaymentDeps): void {
   router.get('/api/v1/membership/status', (ctx) => {
     const agent_id = signer(ctx);
     const { payments } = engine.state;
-    const record = payments.members[agent_id];
+    const record = ownValue(payments.members, agent_id);
     ctx.body = {
       agent_id,
       payments: payments.mode,
@@ -66,7 +67,7 @@ export function mountMembershipRoutes(router: Routes, deps: PaymentDeps): void {
   router.post('/api/v1/membership/portal', async (ctx) => {
     const agent_id = signer(ctx);
     const processor = processorOr409();
-    const customer = engine.state.payments.members[agent_id]?.customer_id;
+    const customer = ownValue(engine.state.payments.members, agent_id)?.customer_id;
     if (!customer) throw RefusalError.of('NO_BILLING_ACCOUNT');
     const session = await callProcessor(deps, 'billing portal', () => processor.billingPortal(customer));
     ctx.body = { url: session.url };
@@ -75,24 +76,32 @@ export function mountMembershipRoutes(router: Routes, deps: PaymentDeps): void {
 
 export const webhook_body_bytes_max = 512 * 1024;
 
+/** The body's JSON, or undefined (which no event schema accepts) if it is not JSON. */
+function jsonOf(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * POST /api/v1/stripe/webhook, the only route that fulfils a payment. It reads its
  * own body: the raw bytes are verified against Stripe-Signature before anything
- * else is done with them. Each event is fulfilled once (keyed by its id in the commit
- * that applies it); an event from the other mode is acknowledged and ignored.
+ * else is done with them, then checked to be a well-formed event (400
+ * WEBHOOK_EVENT_INVALID, nothing recorded, if not). Each event is fulfilled once
+ * (keyed by its id in the commit that applies it); an event from the other mode is
+ * acknowledged and ignored.
  */
 function mountStripeWebhook(router: Routes, deps: PaymentDeps): void {
   router.postRaw('/api/v1/stripe/webhook', async (ctx) => {
     if (!deps.processor) throw RefusalError.of('PAYMENTS_OFF');
     const raw = await readRawBody(ctx, webhook_body_bytes_max);
     if (!raw) throw RefusalError.of('PAYLOAD_TOO_LARGE');
-    let event;
-    try {
-      event = deps.processor.verifiedEvent(raw, ctx.get('stripe-signature'));
-    } catch {
-      throw RefusalError.of('WEBHOOK_SIGNATURE_INVALID');
-    }
-    const outcome = await deps.engine.submit({ act: 'payment_event', actor: 'system', payload: paymentEventOf(event) });
+    if (!deps.processor.signatureVerifies(raw, ctx.get('stripe-signature'))) throw RefusalError.of('WEBHOOK_SIGNATURE_INVALID');
+    const event = paymentEventOf(jsonOf(raw));
+    if (!event) throw RefusalError.of('WEBHOOK_EVENT_INVALID');
+    const outcome = await deps.engine.submit({ act: 'payment_event', actor: 'system', payload: event });
     if (outcome.ok) ctx.body = { received: true, fulfilled: true };
     else if (outcome.code === 'ALREADY_FULFILLED') ctx.body = { received: true, fulfilled: false, duplicate: true };
     else if (outcome.code === 'PAYMENT_MODE_MISMATCH') ctx.body = { received: true, fulfilled: false, ignored: outcome.message };

@@ -5,6 +5,7 @@ import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
 import { routeToHub } from '../aether/routing.js';
 import { memberOf } from '../world/rules.js';
+import { ownValue } from '../keyed.js';
 
 const MINUTE_MS = 60_000;
 export const aether_body_chars_limit = 4000;
@@ -28,7 +29,7 @@ export const aetherSend = defineAct({
     const { state, at_ms, actor } = ctx;
     const { aether, params } = state;
     if (body.length > params.aether_body_chars_max) return refuse('MESSAGE_TOO_LONG', `A message holds at most ${params.aether_body_chars_max} characters; this one has ${body.length}.`);
-    const recent = (aether.sends[actor] ?? []).filter((sent) => sent > at_ms - MINUTE_MS);
+    const recent = (ownValue(aether.sends, actor) ?? []).filter((sent) => sent > at_ms - MINUTE_MS);
     if (recent.length >= params.aether_messages_per_minute_max) {
       return refuse('RATE_LIMITED', `At most ${params.aether_messages_per_minute_max} messages a minute.`, { retry_after_seconds: Math.ceil((recent[0]! + MINUTE_MS - at_ms) / 1000) });
     }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { oneLineText } from '../text.js';
 import { defineAct } from '../act.js';
 import { refuse } from '../refusals.js';
+import { ownValue } from '../keyed.js';
 
 /**
  * Founder only: records a one-time grant by the hash of its token. The token itself
@@ -16,7 +17,7 @@ export const grantIssue = defineAct({
   gates: { membership: false, pom: false, founder: true },
   apply(ctx, { token_sha256, kind, note }) {
     const grants = ctx.state.payments.grants;
-    if (grants[token_sha256]) return refuse('CANNOT_PLACE', 'That grant exists already.');
+    if (ownValue(grants, token_sha256)) return refuse('CANNOT_PLACE', 'That grant exists already.');
     grants[token_sha256] = { kind, note, issued_at_ms: ctx.at_ms, redeemed_by: null };
     ctx.emit({ event_type: 'grant_issued', actor: ctx.actor, data: { kind, note, token_sha256 } });
     return { ok: true, result: { kind } };
@@ -33,7 +34,7 @@ export const grantRedeem = defineAct({
   gates: { membership: false, pom: false },
   apply(ctx, { token_sha256, visitor_id }) {
     const { payments } = ctx.state;
-    const grant = payments.grants[token_sha256];
+    const grant = ownValue(payments.grants, token_sha256);
     if (!grant || grant.redeemed_by !== null) return refuse('GRANT_INVALID');
     grant.redeemed_by = visitor_id;
     payments.observers[visitor_id] = { mode: 'grant', paid_cents: 0, at_ms: ctx.at_ms };

@@ -3,6 +3,7 @@ import { invariant } from '../invariant.js';
 import { chronicle } from '../governance/governance_state.js';
 import { ayeShare } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
+import { ownValue } from '../keyed.js';
 
 /** Pass share: aye / (aye + nay) must exceed one half. */
 const PASS_SHARE = 0.5;
@@ -21,7 +22,7 @@ export const motionClose = defineAct({
   gates: { membership: false, pom: false },
   apply(ctx, { motion_id }) {
     const governance = ctx.state.governance;
-    const motion = governance.motions[motion_id];
+    const motion = ownValue(governance.motions, motion_id);
     invariant(motion && motion.status === 'open' && motion.closes_at_ms! <= ctx.at_ms, `motion_close of ${motion_id} before its time`);
     const share = ayeShare(motion.tally);
     if (motion.tally.participating < motion.quorum_required!) {

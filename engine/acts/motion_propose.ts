@@ -6,6 +6,7 @@ import { refuse } from '../refusals.js';
 import { ChangeSchema, checkChanges } from '../governance/changes.js';
 import { chronicle, signalsOf, type Motion } from '../governance/governance_state.js';
 import { bedrockRefusal } from '../governance/motion_rules.js';
+import { keyedRecord, ownValue } from '../keyed.js';
 
 const DAY_MS = 86_400_000;
 
@@ -27,7 +28,7 @@ export const motionPropose = defineAct({
   apply(ctx, request) {
     const { state, at_ms, actor } = ctx;
     const governance = state.governance;
-    const recent = (governance.filings[actor] ?? []).filter((filed) => filed > at_ms - DAY_MS);
+    const recent = (ownValue(governance.filings, actor) ?? []).filter((filed) => filed > at_ms - DAY_MS);
     if (recent.length >= state.params.motions_per_day_max) {
       const retry_after_seconds = Math.ceil((recent[0]! + DAY_MS - at_ms) / 1000);
       return refuse('RATE_LIMITED', `At most ${state.params.motions_per_day_max} motions per member in a rolling day.`, { retry_after_seconds });
@@ -56,7 +57,7 @@ export const motionPropose = defineAct({
       outcome_reason: null,
       dispatch_id: null,
       tally: { aye: 0, nay: 0, abstain: 0, participating: 0 },
-      ballots: {},
+      ballots: keyedRecord(),
       roll: [],
       enacted_at_ms: null,
     };

@@ -2,8 +2,20 @@ import { z } from 'zod';
 import { defineAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import type { MemberPayment } from '../payments/payments_state.js';
+import { AGENT_ID_PATTERN } from '../identity.js';
+import { ownValue } from '../keyed.js';
 
-const id = z.string().max(255).nullable().default(null);
+/** A processor event id (evt_...); bounded, and never a name an object inherits. */
+export const PROCESSOR_EVENT_ID_PATTERN = /^evt_[A-Za-z0-9_]{1,251}$/;
+/** A processor object id (cus_..., sub_...): a lowercase prefix, an underscore, letters, digits and underscores. */
+export const PROCESSOR_OBJECT_ID_PATTERN = /^[a-z]{1,16}_[A-Za-z0-9_]{1,238}$/;
+/** A processor event type (checkout.session.completed, ...). */
+export const PROCESSOR_EVENT_TYPE_PATTERN = /^[a-z0-9_.]{1,100}$/;
+/** The visitor ids the service hands out (the observer's key in the state). */
+export const VISITOR_ID_PATTERN = /^v_[0-9a-f]{16}$/;
+
+const bounded = z.string().max(255).nullable().default(null);
+const idShaped = (pattern: RegExp) => z.string().regex(pattern).nullable().default(null);
 
 /**
  * A processor event the webhook verified, reduced to what membership needs (never card
@@ -11,14 +23,14 @@ const id = z.string().max(255).nullable().default(null);
  * its effect; membership starts, renews, lapses and ends only here.
  */
 export const PaymentEventSchema = z.strictObject({
-  event_id: z.string().min(1).max(255),
-  type: z.string().min(1).max(100),
+  event_id: z.string().regex(PROCESSOR_EVENT_ID_PATTERN),
+  type: z.string().regex(PROCESSOR_EVENT_TYPE_PATTERN),
   livemode: z.boolean(),
-  agent_id: id,
-  observer_id: id,
-  customer_id: id,
-  subscription_id: id,
-  subscription_status: id,
+  agent_id: idShaped(AGENT_ID_PATTERN),
+  observer_id: idShaped(VISITOR_ID_PATTERN),
+  customer_id: idShaped(PROCESSOR_OBJECT_ID_PATTERN),
+  subscription_id: idShaped(PROCESSOR_OBJECT_ID_PATTERN),
+  subscription_status: bounded,
   amount_cents: z.int().min(0).max(100_000_000).nullable().default(null),
 });
 
@@ -32,11 +44,11 @@ export const paymentEvent = defineAct({
   apply(ctx, event) {
     const { state, at_ms } = ctx;
     const payments = state.payments;
-    if (payments.fulfilled[event.event_id] !== undefined) return refuse('ALREADY_FULFILLED');
+    if (ownValue(payments.fulfilled, event.event_id) !== undefined) return refuse('ALREADY_FULFILLED');
     const mode = event.livemode ? 'live' : 'test';
     if (payments.mode !== mode) return refuse('PAYMENT_MODE_MISMATCH', `A ${mode} event reached a service in ${payments.mode} mode.`);
 
-    const agent_id = event.agent_id ?? (event.customer_id ? payments.customers[event.customer_id] : undefined) ?? null;
+    const agent_id = event.agent_id ?? (event.customer_id ? ownValue(payments.customers, event.customer_id) : undefined) ?? null;
     const member = agent_id && state.agents.has(agent_id) ? agent_id : null;
     let status: MemberPayment['status'] | null = null;
     if (event.type === 'checkout.session.completed' && event.observer_id) {
@@ -46,7 +58,7 @@ export const paymentEvent = defineAct({
       else if (event.type === 'invoice.payment_failed' || event.type === 'customer.subscription.deleted') status = 'unpaid';
       else if (event.type === 'customer.subscription.updated') status = event.subscription_status === 'active' || event.subscription_status === 'trialing' ? 'active' : 'unpaid';
       if (status) {
-        const previous = payments.members[member];
+        const previous = ownValue(payments.members, member);
         payments.members[member] = {
           status,
           mode,

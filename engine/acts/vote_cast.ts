@@ -5,6 +5,7 @@ import { isoAt } from '../time.js';
 import { signalsOf } from '../governance/governance_state.js';
 import { findMotion, isRefusal } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
+import { ownValue } from '../keyed.js';
 
 export const VoteSchema = MotionRefSchema.extend({ choice: z.enum(['aye', 'nay', 'abstain']) });
 
@@ -23,7 +24,7 @@ export const voteCast = defineAct({
       return refuse('MOTION_CLOSED', `Voting on ${motion_id} closed at ${isoAt(motion.closes_at_ms!)}; the motion is ${motion.status}.`, { motion_id, status: motion.status });
     }
     // The tally moves by one vote: reading it never depends on how many revisions there were.
-    const previous = motion.ballots[ctx.actor];
+    const previous = ownValue(motion.ballots, ctx.actor);
     if (previous) motion.tally[previous.choice] -= 1;
     else {
       motion.tally.participating += 1;

@@ -1,4 +1,5 @@
 import type { EpochMs } from '../time.js';
+import { keyedRecord } from '../keyed.js';
 
 /** A message as the feed shows it (the specification's fields), plus when it becomes public. */
 export interface AetherMessage {
@@ -33,5 +34,5 @@ export interface AetherState {
 }
 
 export function createAether(): AetherState {
-  return { messages: [], masts: [], hub: null, sends: {} };
+  return { messages: [], masts: [], hub: null, sends: keyedRecord() };
 }

@@ -5,6 +5,7 @@ import { ParamsSchema, type Params } from '../params.js';
 import type { SocietyState } from '../state.js';
 import type { EpochMs } from '../time.js';
 import { currentCharter } from './governance_state.js';
+import { isStorableKey, ownValue } from '../keyed.js';
 
 const id = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and -, up to 40');
 const text = multiLineText(4000).min(1);
@@ -56,7 +57,7 @@ export function invalidChange(state: SocietyState, change: Change): Refusal | un
   switch (change.op) {
     case 'set_param': {
       const shape = ParamsSchema.shape as Record<string, z.ZodType>;
-      if (!(change.name in shape)) return refuse('INVALID_CHANGE', `There is no parameter '${change.name}'.`, { op: change.op });
+      if (!Object.hasOwn(shape, change.name)) return refuse('INVALID_CHANGE', `There is no parameter '${change.name}'.`, { op: change.op });
       const checked = shape[change.name]!.safeParse(change.value);
       if (!checked.success) return refuse('INVALID_CHANGE', `${change.value} is not a valid value for ${change.name}: ${checked.error.issues[0]?.message}`, { op: change.op });
       return undefined;
@@ -66,9 +67,10 @@ export function invalidChange(state: SocietyState, change: Change): Refusal | un
     case 'add_prohibition':
       return governance.prohibitions.some((p) => p.prohibition_id === change.prohibition_id) ? refuse('INVALID_CHANGE', `Prohibition ${change.prohibition_id} exists already.`) : undefined;
     case 'enable_module':
-      return governance.modules[change.module_id]?.status === 'enabled' ? refuse('INVALID_CHANGE', `Module ${change.module_id} is enabled already.`) : undefined;
+      if (!isStorableKey(change.module_id)) return refuse('INVALID_CHANGE', `${change.module_id} cannot name a module.`);
+      return ownValue(governance.modules, change.module_id)?.status === 'enabled' ? refuse('INVALID_CHANGE', `Module ${change.module_id} is enabled already.`) : undefined;
     case 'retire_module':
-      return governance.modules[change.module_id]?.status === 'enabled' ? undefined : refuse('INVALID_CHANGE', `Module ${change.module_id} is not enabled.`);
+      return ownValue(governance.modules, change.module_id)?.status === 'enabled' ? undefined : refuse('INVALID_CHANGE', `Module ${change.module_id} is not enabled.`);
     default:
       return undefined;
   }
@@ -107,7 +109,7 @@ export function applyChanges(state: SocietyState, changes: Change[], motion_id: 
         governance.modules[change.module_id] = { module_id: change.module_id, description: change.description, status: 'enabled', enabled_at_ms: at_ms, retired_at_ms: null, by_motion: motion_id };
         break;
       case 'retire_module': {
-        const module = governance.modules[change.module_id]!;
+        const module = ownValue(governance.modules, change.module_id)!;
         module.status = 'retired';
         module.retired_at_ms = at_ms;
         break;

@@ -1,6 +1,7 @@
 import type { EpochMs } from '../time.js';
 import { AXIOMS, DOMAIN_ARTICLES, INITIAL_PROHIBITIONS, type Article, type Prohibition } from './law.js';
 import type { Change } from './changes.js';
+import { keyedRecord, ownValue } from '../keyed.js';
 
 export type MotionStatus = 'draft' | 'open' | 'passed' | 'enacted' | 'failed';
 export type Choice = 'aye' | 'nay' | 'abstain';
@@ -125,16 +126,16 @@ export interface GovernanceState {
 export function createGovernance(at_ms: EpochMs): GovernanceState {
   return {
     motion_seq: 0,
-    motions: {},
+    motions: keyedRecord(),
     open_motions: [],
-    filings: {},
+    filings: keyedRecord(),
     charter: [{ version: 1, adopted_at_ms: at_ms, by_motion: null, articles: [...AXIOMS, ...DOMAIN_ARTICLES] }],
     prohibitions: [...INITIAL_PROHIBITIONS],
-    modules: {},
+    modules: keyedRecord(),
     dispatches: [],
     disclosures: [],
     p0: [],
-    signals: {},
+    signals: keyedRecord(),
     chronicle: [],
     bulletin: [],
   };
@@ -144,7 +145,7 @@ export const NO_SIGNALS: Readonly<Signals> = Object.freeze({ exploration: 0, bio
 
 /** A member's signals, created on first use; only apply functions call this. */
 export function signalsOf(governance: GovernanceState, agent_id: string): Signals {
-  return (governance.signals[agent_id] ??= { ...NO_SIGNALS });
+  return ownValue(governance.signals, agent_id) ?? (governance.signals[agent_id] = { ...NO_SIGNALS });
 }
 
 export function chronicle(governance: GovernanceState, at_ms: EpochMs, kind: string, text: string): void {

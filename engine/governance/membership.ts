@@ -1,6 +1,7 @@
 import type { ActDefinition } from '../act.js';
 import { refuse, type Refusal } from '../refusals.js';
 import type { SocietyState } from '../state.js';
+import { ownValue } from '../keyed.js';
 
 /**
  * With payments off (the embedded default) every registered agent is an active member.
@@ -12,7 +13,7 @@ export function isActiveMember(state: Readonly<SocietyState>, agent_id: string):
   const { payments } = state;
   if (payments.mode === 'off') return true;
   // Only a payment recorded in the mode the service runs in counts (test against live does not).
-  const record = payments.members[agent_id];
+  const record = ownValue(payments.members, agent_id);
   return record !== undefined && record.status === 'active' && record.mode === payments.mode;
 }
 

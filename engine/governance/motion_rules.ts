@@ -5,9 +5,10 @@ import type { SocietyState } from '../state.js';
 import { isoAt, type EpochMs } from '../time.js';
 import { bedrockReason, type Change } from './changes.js';
 import type { Motion, Tally } from './governance_state.js';
+import { ownValue } from '../keyed.js';
 
 export function findMotion(state: Readonly<SocietyState>, motion_id: string): Motion | Refusal {
-  return state.governance.motions[motion_id] ?? refuse('UNKNOWN_MOTION', `There is no motion ${motion_id}.`, { motion_id });
+  return ownValue(state.governance.motions, motion_id) ?? refuse('UNKNOWN_MOTION', `There is no motion ${motion_id}.`, { motion_id });
 }
 
 export function isRefusal(value: object): value is Refusal {

@@ -1,4 +1,5 @@
 import type { EpochMs } from '../time.js';
+import { keyedRecord } from '../keyed.js';
 
 /** off: the embedded default, every registered agent is a member; test or live: told by the processor key. */
 export type PaymentMode = 'off' | 'test' | 'live';
@@ -26,5 +27,5 @@ export interface PaymentsState {
 }
 
 export function createPayments(): PaymentsState {
-  return { mode: 'off', members: {}, fulfilled: {}, customers: {}, observers: {}, grants: {} };
+  return { mode: 'off', members: keyedRecord(), fulfilled: keyedRecord(), customers: keyedRecord(), observers: keyedRecord(), grants: keyedRecord() };
 }

@@ -1,4 +1,5 @@
 import type { EpochMs } from '../time.js';
+import { keyedRecord } from '../keyed.js';
 
 export interface Challenge {
   challenge_id: string;
@@ -17,5 +18,5 @@ export interface PomState {
 }
 
 export function createPom(): PomState {
-  return { counter: 0, challenges: {} };
+  return { counter: 0, challenges: keyedRecord() };
 }
