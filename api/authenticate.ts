@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { SignerRule } from '../engine/act.js';
 import { sha256Hex } from '../engine/canonical.js';
-import { AGENT_ID_PATTERN, agentIdOf } from '../engine/identity.js';
+import { AGENT_ID_PATTERN, SIGNATURE_PATTERN, agentIdOf, isPrimeOrderKey } from '../engine/identity.js';
 import type { Proof } from '../engine/ledger.js';
 import type { SocietyState } from '../engine/state.js';
 import type { ConsumedNonce } from '../engine/store/types.js';
@@ -12,7 +12,6 @@ import { RefusalError } from './refusal_error.js';
 import type { SignatureVerifier } from './signature_verifier.js';
 
 const NONCE_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
-const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{86}$/;
 
 export interface Authenticated {
   actor: string;
@@ -39,7 +38,7 @@ export class Authenticator {
     const nonce = ctx.get(HEADER_NONCE);
     const signature = ctx.get(HEADER_SIGNATURE);
     if (!AGENT_ID_PATTERN.test(agent_id) || !NONCE_PATTERN.test(nonce) || !SIGNATURE_PATTERN.test(signature)) {
-      throw RefusalError.of('SIG_INVALID', 'Send X-Agent-Id, X-Nonce and X-Signature headers, well formed (see PROTOCOL.md section 3).');
+      throw RefusalError.of('SIG_INVALID', 'Send X-Agent-Id, X-Nonce and X-Signature headers, well formed, the signature in canonical base64url (see PROTOCOL.md section 3).');
     }
     const pubkey = this.signingKey(agent_id, signer, payload_pubkey);
     if (!this.nonces.isValid(nonce, agent_id)) throw RefusalError.of('NONCE_INVALID');
@@ -64,6 +63,8 @@ export class Authenticator {
       if (payload_pubkey === undefined || agentIdOf(payload_pubkey) !== agent_id) {
         throw RefusalError.of('SIG_INVALID', 'X-Agent-Id must be the agent id derived from the pubkey being registered.');
       }
+      // A weak key would make its own proof of possession worthless; the schema refuses it first, this keeps it so.
+      if (!isPrimeOrderKey(payload_pubkey)) throw RefusalError.of('WEAK_KEY', undefined, { field: 'pubkey' });
       return payload_pubkey;
     }
     const agent = this.state().agents.get(agent_id);
