@@ -15,17 +15,18 @@ export const PUBKEY_PATTERN = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
  */
 export const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{85}[AQgw]$/;
 
-const weak_key_message = 'must be the canonical encoding of a prime-order ed25519 point (small-order, mixed-order and non-canonical keys are refused)';
-
 /**
- * A public key field of any schema. A well-formed key that is weak is reported with
- * the refusal WEAK_KEY (params.refusal), which the API answers as 400 WEAK_KEY
- * rather than as a 422, before any signature is checked or any nonce is spent.
+ * A public key field of any act's schema: the format only. Whether the key is strong
+ * is for the API to judge around the signature check, where the cost of judging can
+ * be kept from unsigned requests, and for apply to judge again (weakKeyRefusal).
  */
-export const PubkeySchema = z
-  .string()
-  .regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters')
-  .refine((pubkey) => !PUBKEY_PATTERN.test(pubkey) || isPrimeOrderKey(pubkey), { message: weak_key_message, params: { refusal: 'WEAK_KEY' } });
+export const PubkeySchema = z.string().regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters');
+
+/** A key read where no signature gates the work (the genesis settings): judged at parse time. */
+export const StrongPubkeySchema = PubkeySchema.refine(
+  (pubkey) => !PUBKEY_PATTERN.test(pubkey) || isPrimeOrderKey(pubkey),
+  'must be the canonical encoding of a prime-order ed25519 point (small-order, mixed-order and non-canonical keys are refused)',
+);
 
 export const AGENT_ID_PATTERN = /^ag_[0-9a-f]{16}$/;
 
@@ -63,24 +64,53 @@ export function isPrimeOrderKey(pubkey: string): boolean {
   return verdict;
 }
 
+/** The payload fields through which the identity acts (register, key_backup_register, key_rotate) bring in a key. */
+const KEY_FIELDS = ['pubkey', 'backup_pubkey', 'new_pubkey'] as const;
+
+/** The keys a payload brings in, by field; absent and null fields are left out. */
+export function publicKeysIn(payload: unknown): Record<string, string> {
+  const keys: Record<string, string> = {};
+  if (payload === null || typeof payload !== 'object') return keys;
+  for (const field of KEY_FIELDS) {
+    const value = (payload as Record<string, unknown>)[field];
+    if (typeof value === 'string') keys[field] = value;
+  }
+  return keys;
+}
+
 /**
  * The refusal for the first weak key among the fields of an identity act. Apply
- * calls it too, whatever the API checked, so no log can ever carry a weak key.
+ * calls it too, whatever the API checked, so no log can ever carry a weak key. The
+ * API screens with the cheap judge before the signature and the full one after.
  */
-export function weakKeyRefusal(keys: Record<string, string | null>): Refusal | undefined {
+export function weakKeyRefusal(keys: Record<string, string | null>, judge: (pubkey: string) => boolean = isPrimeOrderKey): Refusal | undefined {
   for (const [field, pubkey] of Object.entries(keys)) {
-    if (pubkey !== null && !isPrimeOrderKey(pubkey)) return refuse('WEAK_KEY', undefined, { field });
+    if (pubkey !== null && !judge(pubkey)) return refuse('WEAK_KEY', undefined, { field });
   }
   return undefined;
 }
 
+/**
+ * The cheap part of isPrimeOrderKey, about one signature verification's worth: the
+ * canonical encoding of a point of order above 8. It refuses every small-order and
+ * non-canonical key; only mixed-order keys pass it and fail isPrimeOrderKey.
+ */
+export function isCanonicalLargeOrderKey(pubkey: string): boolean {
+  const point = strictPoint(pubkey);
+  return point !== undefined && !point.isSmallOrder();
+}
+
 function judgeKey(pubkey: string): boolean {
-  if (!PUBKEY_PATTERN.test(pubkey)) return false;
+  const point = strictPoint(pubkey);
+  return point !== undefined && !point.is0() && point.isTorsionFree();
+}
+
+function strictPoint(pubkey: string): Point | undefined {
+  if (!PUBKEY_PATTERN.test(pubkey)) return undefined;
   try {
     // Strict (non-ZIP-215) decoding refuses y >= p and a sign bit set on x = 0.
-    const point = Point.fromBytes(pubkeyBytes(pubkey), false);
-    return !point.is0() && point.isTorsionFree();
+    return Point.fromBytes(pubkeyBytes(pubkey), false);
   } catch {
-    return false;
+    return undefined;
   }
 }

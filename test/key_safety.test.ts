@@ -180,14 +180,38 @@ describe('over HTTP', () => {
     return { head: society.store.ledgerHead().seq, agents: society.engine.state.agents.size };
   }
 
-  it('refuses every weak key at registration with 400 WEAK_KEY and changes nothing', async () => {
+  it('refuses every small-order and non-canonical key at registration with 400 WEAK_KEY and changes nothing', async () => {
     const before = snapshot();
-    for (const [index, key] of WEAK_KEYS.entries()) {
+    for (const [index, key] of WEAK_KEYS.filter((key) => key !== MIXED_ORDER_KEY).entries()) {
       const response = await registerWeak(key, `weak-${index}`);
       expect([response.status, response.body.error, response.body.field], key).toEqual([400, 'WEAK_KEY', 'pubkey']);
       expect(society.engine.state.agents.has(agentIdOf(key))).toBe(false);
     }
     expect(snapshot()).toEqual(before);
+  });
+
+  it('refuses a mixed-order key at registration with WEAK_KEY, even under a signature OpenSSL accepts', async () => {
+    // The key is the RFC key A' plus a point T of order 8; with A's secret, [S]B - [k]A = R - [k]T, which is R when 8 divides k.
+    const seed = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
+    const { scalar } = await ed.utils.getExtendedPublicKeyAsync(seed);
+    const agent_id = agentIdOf(MIXED_ORDER_KEY);
+    const nonce = await fetchNonce(url, agent_id);
+    const key_bytes = Buffer.from(MIXED_ORDER_KEY, 'base64url');
+    const r = 987654321n;
+    const r_bytes = ed.Point.BASE.multiply(r).toBytes();
+    for (let attempt = 0; ; attempt++) {
+      const body = registration(MIXED_ORDER_KEY, `mixed-${attempt}`);
+      const text = new TextEncoder().encode(signingString({ method: 'POST', path: '/api/v1/register', agent_id, nonce, body_sha256: await sha256Hex(canonicalBody(body)) }));
+      const k = fromLittleEndian(await ed.hashes.sha512Async(ed.etc.concatBytes(r_bytes, key_bytes, text))) % L;
+      if (k % 8n !== 0n) continue;
+      const signature = toBase64url(ed.etc.concatBytes(r_bytes, littleEndian((r + k * scalar) % L)));
+      expect(opensslVerifies(MIXED_ORDER_KEY, text, signature)).toBe(true);
+      const before = snapshot();
+      const response = await rawSigned(url, { path: '/api/v1/register', body, key: some_key, agent_id, nonce, headers: { [HEADER_SIGNATURE]: signature } });
+      expect([response.status, response.body.error, response.body.field]).toEqual([400, 'WEAK_KEY', 'pubkey']);
+      expect(snapshot()).toEqual(before);
+      break;
+    }
   });
 
   it('no longer lets the identity key register or act, and three spellings of it make no agent', async () => {
