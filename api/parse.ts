@@ -1,32 +1,16 @@
 import { z } from 'zod';
 import { canonicalJson } from '../engine/canonical.js';
-import { REFUSALS, type RefusalCode } from '../engine/refusals.js';
-import { RefusalError, ValidationError } from './refusal_error.js';
+import { ValidationError } from './refusal_error.js';
 import { validationItems } from './validation.js';
 
-/**
- * Parses input with a schema or throws the 422 that names every bad field. A field
- * whose schema names a refusal for its issue (a weak public key: WEAK_KEY) is
- * answered with that refusal instead.
- */
+/** Parses input with a schema or throws the 422 that names every bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, loc_prefix: (string | number)[]): z.output<S> {
   // Plain parsing keeps zod's fast path (passing options costs ~1.5 µs a parse); the
   // input is reported back only when the 422 is being written.
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const refused = refusalNamedBy(parsed.error.issues);
-  if (refused) throw RefusalError.of(refused.code, undefined, { field: refused.field });
   const reported = schema.safeParse(input, { reportInput: true });
   throw new ValidationError(validationItems((reported.error ?? parsed.error).issues, loc_prefix));
-}
-
-/** The first refusal a schema names for an issue, with the field by name, as apply names it when it refuses the same value. */
-function refusalNamedBy(issues: readonly z.core.$ZodIssue[]): { code: RefusalCode; field: string } | undefined {
-  for (const issue of issues) {
-    const code: unknown = issue.code === 'custom' ? issue.params?.refusal : undefined;
-    if (typeof code === 'string' && code in REFUSALS) return { code: code as RefusalCode, field: String(issue.path.at(-1)) };
-  }
-  return undefined;
 }
 
 /**
