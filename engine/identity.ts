@@ -42,17 +42,18 @@ export function agentIdOf(pubkey: string): string {
 }
 
 // The subgroup check is a full scalar multiplication (about a millisecond), and the
-// same key is judged by the schema, then by apply and by the signature verifier.
+// same key is judged by the authenticator, then again by apply in the next tick.
 const verdicts = new Map<string, boolean>();
 const verdicts_max = 10_000;
 
 /**
  * True when `pubkey` is the one canonical base64url spelling of the canonical
- * encoding (y < p, no sign bit on x = 0) of a point of prime order L. For any other
- * point a signature exists that verifies without the private key, or for every
- * message (the identity point with R = identity, S = 0). No prime-order point has a
- * second encoding (the y >= p spellings all decode to points with a torsion part), so
- * for accepted keys comparing strings is comparing points.
+ * encoding (y < p, no sign bit on x = 0) of a point of prime order L. Under a
+ * small-order key signatures verify without any private key (under the identity, R =
+ * identity and S = 0 verifies every message); under a mixed-order key verifiers
+ * disagree on which signatures hold. No prime-order point has a second encoding (the
+ * y >= p spellings all decode to points with a torsion part), so for accepted keys
+ * comparing strings is comparing points.
  */
 export function isPrimeOrderKey(pubkey: string): boolean {
   let verdict = verdicts.get(pubkey);
