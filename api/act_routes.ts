@@ -64,8 +64,7 @@ type Performed = { result: Record<string, unknown>; entries?: Extract<SubmitResu
  * once durable; a read is answered from the state at once and touches nothing.
  */
 async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, canonical_body: string, pom?: PomAnswer): Promise<Performed> {
-  const payload_pubkey = act.signer === 'payload_pubkey' ? (payload as { pubkey: string }).pubkey : undefined;
-  const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload_pubkey);
+  const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload);
   const outcome =
     act.effect === 'read'
       ? (gateRefusal(deps.engine.state, act, auth.actor) ?? act.read({ state: deps.engine.state, at_ms: deps.clock(), actor: auth.actor }, payload))

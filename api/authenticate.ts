@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { SignerRule } from '../engine/act.js';
 import { sha256Hex } from '../engine/canonical.js';
-import { AGENT_ID_PATTERN, agentIdOf } from '../engine/identity.js';
+import { AGENT_ID_PATTERN, SIGNATURE_PATTERN, agentIdOf, isCanonicalLargeOrderKey, publicKeysIn, weakKeyRefusal } from '../engine/identity.js';
 import type { Proof } from '../engine/ledger.js';
 import type { SocietyState } from '../engine/state.js';
 import type { ConsumedNonce } from '../engine/store/types.js';
@@ -12,7 +12,6 @@ import { RefusalError } from './refusal_error.js';
 import type { SignatureVerifier } from './signature_verifier.js';
 
 const NONCE_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
-const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{86}$/;
 
 export interface Authenticated {
   actor: string;
@@ -34,23 +33,33 @@ export class Authenticator {
     private readonly verifier: SignatureVerifier,
   ) {}
 
-  authenticate(ctx: Context, canonical_body: string, signer: SignerRule, payload_pubkey?: string): Authenticated {
+  authenticate(ctx: Context, canonical_body: string, signer: SignerRule, payload?: unknown): Authenticated {
     const agent_id = ctx.get(HEADER_AGENT_ID);
     const nonce = ctx.get(HEADER_NONCE);
     const signature = ctx.get(HEADER_SIGNATURE);
     if (!AGENT_ID_PATTERN.test(agent_id) || !NONCE_PATTERN.test(nonce) || !SIGNATURE_PATTERN.test(signature)) {
-      throw RefusalError.of('SIG_INVALID', 'Send X-Agent-Id, X-Nonce and X-Signature headers, well formed (see PROTOCOL.md section 3).');
+      throw RefusalError.of('SIG_INVALID', 'Send X-Agent-Id, X-Nonce and X-Signature headers, well formed, the signature in canonical base64url (see PROTOCOL.md section 3).');
     }
-    const pubkey = this.signingKey(agent_id, signer, payload_pubkey);
+    const payload_keys = publicKeysIn(payload);
+    const pubkey = this.signingKey(agent_id, signer, payload_keys.pubkey);
+    // Small-order and non-canonical keys cost about a verification to spot, so they are refused before any signature
+    // is checked; a mixed-order key costs a scalar multiplication, so it is judged once a signature has verified.
+    const screened = weakKeyRefusal(payload_keys, isCanonicalLargeOrderKey);
+    if (screened) throw new RefusalError(screened);
     if (!this.nonces.isValid(nonce, agent_id)) throw RefusalError.of('NONCE_INVALID');
     const message = signingString({ method: ctx.method, path: ctx.originalUrl, agent_id, nonce, body_sha256: sha256Hex(canonical_body) });
-    if (!this.verifier.verify(pubkey, message, signature)) {
+    const verdict = this.verifier.check(pubkey, message, signature);
+    if (verdict === 'invalid') {
       throw RefusalError.of('SIG_INVALID', undefined, {
         hint: 'Sign the canonical body with every declared default filled in; the server canonicalised your body as canonical_body.',
         canonical_body: canonical_body.length <= 4096 ? canonical_body : undefined,
         signed_path: ctx.originalUrl,
       });
     }
+    // Before the nonce is spent, so a refused key costs the caller nothing. Registered signers' keys are strong already.
+    if (verdict === 'weak_key') throw RefusalError.of('WEAK_KEY', undefined, { field: 'pubkey' });
+    const weak = weakKeyRefusal(payload_keys);
+    if (weak) throw new RefusalError(weak);
     const consumed_nonce = this.nonces.spend(nonce);
     // The next nonce rides on this answer, whatever the act's outcome: the one just spent is gone either way.
     const next = this.nonces.issue(agent_id);

@@ -1,31 +1,58 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { SIGNATURE_PATTERN, isPrimeOrderKey } from '../engine/identity.js';
+
+/**
+ * valid: the signature verifies and the key is strong; invalid: it does not verify;
+ * weak_key: it verifies, but under a key for which that proves nothing.
+ */
+export type SignatureVerdict = 'valid' | 'invalid' | 'weak_key';
+
+interface CachedKey {
+  key: KeyObject;
+  /** Judged after the first signature that verifies under the key, then kept. */
+  strong?: boolean;
+}
 
 /**
  * ed25519 verification with node:crypto on cached KeyObjects: parsing a key costs
- * about as much as verifying, so each registered key is parsed once.
+ * about as much as verifying, so each key is parsed once. A key's strength (a
+ * canonical prime-order point) costs a scalar multiplication, some twenty times a
+ * verification, so it is judged only once a signature has verified under it: a
+ * request that proves nothing cannot make the server do that work.
+ *
+ * OpenSSL checks the rest of canonical form itself: S < L, and R by comparing its
+ * bytes with the encoding it recomputes, so no second spelling of R verifies. The
+ * spelling of the signature is checked here: base64url with its unused bits zero.
  */
 export class SignatureVerifier {
-  private readonly keys = new Map<string, KeyObject>();
+  private readonly keys = new Map<string, CachedKey>();
 
   constructor(private readonly cached_keys_max = 250_000) {}
 
-  verify(pubkey: string, message: string, signature: string): boolean {
-    const signature_bytes = Buffer.from(signature, 'base64url');
-    if (signature_bytes.length !== 64) return false;
+  check(pubkey: string, message: string, signature: string): SignatureVerdict {
+    if (!SIGNATURE_PATTERN.test(signature)) return 'invalid';
+    let cached: CachedKey;
     try {
-      return verify(null, Buffer.from(message, 'utf8'), this.keyObject(pubkey), signature_bytes);
+      cached = this.cachedKey(pubkey);
+      if (!verify(null, Buffer.from(message, 'utf8'), cached.key, Buffer.from(signature, 'base64url'))) return 'invalid';
     } catch {
-      return false;
+      return 'invalid';
     }
+    cached.strong ??= isPrimeOrderKey(pubkey);
+    return cached.strong ? 'valid' : 'weak_key';
   }
 
-  private keyObject(pubkey: string): KeyObject {
-    let key = this.keys.get(pubkey);
-    if (!key) {
-      key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pubkey }, format: 'jwk' });
+  verify(pubkey: string, message: string, signature: string): boolean {
+    return this.check(pubkey, message, signature) === 'valid';
+  }
+
+  private cachedKey(pubkey: string): CachedKey {
+    let cached = this.keys.get(pubkey);
+    if (!cached) {
+      cached = { key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pubkey }, format: 'jwk' }) };
       if (this.keys.size >= this.cached_keys_max) this.keys.clear();
-      this.keys.set(pubkey, key);
+      this.keys.set(pubkey, cached);
     }
-    return key;
+    return cached;
   }
 }

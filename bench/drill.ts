@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { drillTarget, restoreDrill } from '../api/operations/drill.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { recoverState } from '../engine/recover.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { registerMembers } from './members.js';
+import { fakePubkey, registerMembers } from './members.js';
 
 /**
  * A society with at least a million ledger entries: a backup half-way, then a restore
@@ -18,12 +17,12 @@ export async function benchDrill(entries_target = 1_000_000): Promise<{ drill_se
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-drill-'));
   const store = new LmdbStore(join(dir, 'store'));
   let now = Date.parse('2026-11-21T10:00:00Z');
-  const engine = await Engine.open(store, { founder_pubkey: randomBytes(32).toString('base64url') }, { clock: () => (now += 1), snapshot_every_ticks: 40 });
+  const engine = await Engine.open(store, { founder_pubkey: fakePubkey() }, { clock: () => (now += 1), snapshot_every_ticks: 40 });
   try {
     const ids = await registerMembers(engine, 1000, 'm');
     let backed_up = false;
     while (engine.state.ledger_head.seq < entries_target) {
-      const batch: Submission[] = Array.from({ length: 4096 }, (_, i) => ({ act: 'key_backup_register', actor: ids[i % ids.length]!, payload: { backup_pubkey: randomBytes(32).toString('base64url') } }));
+      const batch: Submission[] = Array.from({ length: 4096 }, (_, i) => ({ act: 'key_backup_register', actor: ids[i % ids.length]!, payload: { backup_pubkey: fakePubkey() } }));
       await Promise.all(batch.map((submission) => engine.submit(submission)));
       if (!backed_up && engine.state.ledger_head.seq >= entries_target / 2) {
         await takeBackup(store, dir, now, 1);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { TesseraClient } from '../client/sdk.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { firstJsonLine } from './child.js';
-import { registerMembers } from './members.js';
+import { fakePubkey, registerMembers } from './members.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -115,7 +115,7 @@ async function grow(store_path: string, loaders: { agent_id: string; jwk: { x: s
     for (let done = loaders.length; done < size.members; done += 10_000) others.push(...(await registerMembers(engine, Math.min(10_000, size.members - done), `member-${done}`)));
     const fillers = others.length > 0 ? others : loaders.map((loader) => loader.agent_id);
     while (engine.state.ledger_head.seq < size.ledger_entries) {
-      const batch: Submission[] = Array.from({ length: 4096 }, (_, i) => ({ act: 'key_backup_register', actor: fillers[i % fillers.length]!, payload: { backup_pubkey: randomBytes(32).toString('base64url') } }));
+      const batch: Submission[] = Array.from({ length: 4096 }, (_, i) => ({ act: 'key_backup_register', actor: fillers[i % fillers.length]!, payload: { backup_pubkey: fakePubkey() } }));
       await Promise.all(batch.map((submission) => engine.submit(submission)));
     }
     await engine.drain();

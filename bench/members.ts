@@ -1,10 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import { Point } from '@noble/ed25519';
 import type { Engine } from '../engine/engine.js';
 import { agentIdOf } from '../engine/identity.js';
 
-/** A well-formed public key: the engine checks format and uniqueness, not curve points, and benches sign nothing. */
+/** The order of the prime-order subgroup (RFC 8032's L). */
+const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+
+/**
+ * A strong public key nobody holds the private key of (benches sign nothing): a
+ * random multiple of the base point, since the engine refuses keys outside the
+ * prime-order subgroup. A multiple of the base point costs far less than a key pair.
+ */
 export function fakePubkey(): string {
-  return randomBytes(32).toString('base64url');
+  const scalar = (BigInt('0x' + randomBytes(40).toString('hex')) % (L - 1n)) + 1n;
+  return Buffer.from(Point.BASE.multiply(scalar).toBytes()).toString('base64url');
 }
 
 /** Registers `count` members straight through the engine (benches skip HTTP and signatures); returns their ids. */

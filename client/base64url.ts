@@ -13,3 +13,13 @@ export function fromBase64url(text: string): Uint8Array {
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
 }
+
+/**
+ * Decodes base64url that is spelled the one canonical way: the unused low bits of
+ * the last character zero. Otherwise several strings would stand for one value.
+ */
+export function fromCanonicalBase64url(text: string): Uint8Array {
+  const bytes = fromBase64url(text);
+  if (toBase64url(bytes) !== text) throw new Error('not canonical base64url');
+  return bytes;
+}

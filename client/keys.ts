@@ -1,6 +1,7 @@
 import * as ed from '@noble/ed25519';
 import { fromBase64url, toBase64url } from './base64url.js';
 import { agentIdOf } from './protocol.js';
+import { verifyStrict } from './strict_ed25519.js';
 
 /** An agent's key pair as the key file holds it: base64url, no padding. */
 export interface AgentKey {
@@ -24,15 +25,9 @@ export async function signText(key: AgentKey, text: string): Promise<string> {
   return toBase64url(signature);
 }
 
+/** Verifies as the server does: canonical spellings, a prime-order key, S < L and the exact R. */
 export async function verifyText(public_key: string, text: string, signature: string): Promise<boolean> {
-  try {
-    const signature_bytes = fromBase64url(signature);
-    const key_bytes = fromBase64url(public_key);
-    if (signature_bytes.length !== 64 || key_bytes.length !== 32) return false;
-    return await ed.verifyAsync(signature_bytes, new TextEncoder().encode(text), key_bytes);
-  } catch {
-    return false;
-  }
+  return verifyStrict(public_key, new TextEncoder().encode(text), signature);
 }
 
 /** Checks a parsed key file; a wrong or tampered file is refused before it signs anything. */

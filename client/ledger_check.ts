@@ -1,6 +1,7 @@
 import canonicalizeJson from 'canonicalize';
 import { verifyText } from './keys.js';
 import { agentIdOf, sha256Hex, signingString } from './protocol.js';
+import { isPrimeOrderKey } from './strict_ed25519.js';
 
 /** A ledger entry as the wire carries it (PROTOCOL.md section 4). */
 export interface WireEntry {
@@ -63,6 +64,13 @@ interface Keys {
 
 const ZERO_HASH = '0'.repeat(64);
 
+/** The fields through which identity events bring a key onto the ledger (a registration may carry backup_pubkey null). */
+const KEY_FIELDS: Record<string, string[]> = {
+  agent_registered: ['pubkey', 'backup_pubkey'],
+  key_backup_registered: ['backup_pubkey'],
+  key_rotated: ['new_pubkey'],
+};
+
 /**
  * Checks a ledger entry by entry, needing nothing but the entries and the recipe:
  * sequence, chain link, own hash, and every proof against the keys registered
@@ -95,6 +103,8 @@ export class LedgerChecker {
     const { hash, ...unhashed } = entry;
     const text = canonicalizeJson(unhashed);
     if (text === undefined || (await sha256Hex(text)) !== hash) return fail('hash does not match the entry\'s content');
+    const weak = weakKeyIn(entry);
+    if (weak) return fail(weak);
     const problem = await this.checkProof(entry);
     if (problem) return fail(problem);
     this.learnKeys(entry);
@@ -191,4 +201,14 @@ async function signedBodySha256(proof: WireProof): Promise<string | undefined> {
   if (has_body === has_digest) return undefined;
   if (has_body) return sha256Hex(proof.body!);
   return SHA256_HEX.test(proof.body_sha256!) ? proof.body_sha256 : undefined;
+}
+
+/** A key that is not a canonical prime-order point proves nothing (PROTOCOL.md section 2), so no ledger may register one. */
+function weakKeyIn(entry: WireEntry): string | undefined {
+  for (const field of KEY_FIELDS[entry.event_type] ?? []) {
+    const key = entry.data?.[field];
+    if (key === null && field === 'backup_pubkey' && entry.event_type === 'agent_registered') continue;
+    if (typeof key !== 'string' || !isPrimeOrderKey(key)) return `data.${field} is not a canonical prime-order ed25519 key`;
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PubkeySchema } from './identity.js';
+import { StrongPubkeySchema } from './identity.js';
 import { ParamsSchema } from './params.js';
 
 /**
@@ -10,7 +10,7 @@ import { ParamsSchema } from './params.js';
 export const GenesisSchema = z.strictObject({
   society_name: z.string().min(1).max(64).default('Tessera'),
   world_seed: z.string().min(1).max(128).default('tessera-genesis'),
-  founder_pubkey: PubkeySchema,
+  founder_pubkey: StrongPubkeySchema,
   params: ParamsSchema.default(() => ParamsSchema.parse({})),
 });
 

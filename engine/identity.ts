@@ -1,10 +1,32 @@
+import { Point } from '@noble/ed25519';
 import { z } from 'zod';
 import { sha256Hex } from './canonical.js';
+import { refuse, type Refusal } from './refusals.js';
 
-/** A raw 32-byte ed25519 public key in base64url without padding is 43 characters. */
+/**
+ * A raw 32-byte ed25519 public key in base64url without padding is 43 characters;
+ * the last one carries 4 bits of key and 2 unused bits, which must be zero so that
+ * one key has one spelling.
+ */
 export const PUBKEY_PATTERN = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
-/** A public key field of any schema. */
+/**
+ * A 64-byte signature is 86 characters; the last one carries 2 bits of signature
+ * and 4 unused bits, which must be zero (otherwise 16 strings decode to one signature).
+ */
+export const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{85}[AQgw]$/;
+
+/**
+ * A public key field of any act's schema: the format only. Whether the key is strong
+ * is for the API to judge around the signature check, where the cost of judging can
+ * be kept from unsigned requests, and for apply to judge again (weakKeyRefusal).
+ */
 export const PubkeySchema = z.string().regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters');
+
+/** A key read where no signature gates the work (the genesis settings): judged at parse time. */
+export const StrongPubkeySchema = PubkeySchema.refine(
+  (pubkey) => !PUBKEY_PATTERN.test(pubkey) || isPrimeOrderKey(pubkey),
+  'must be the canonical encoding of a prime-order ed25519 point (small-order, mixed-order and non-canonical keys are refused)',
+);
 
 export const AGENT_ID_PATTERN = /^ag_[0-9a-f]{16}$/;
 
@@ -17,4 +39,79 @@ export function pubkeyBytes(pubkey: string): Uint8Array {
 /** agent_id = "ag_" + the first 16 hex digits of SHA-256(raw public key). */
 export function agentIdOf(pubkey: string): string {
   return 'ag_' + sha256Hex(pubkeyBytes(pubkey)).slice(0, 16);
+}
+
+// The subgroup check is a full scalar multiplication (about a millisecond), and the
+// same key is judged by the authenticator, then again by apply in the next tick.
+const verdicts = new Map<string, boolean>();
+const verdicts_max = 10_000;
+
+/**
+ * True when `pubkey` is the one canonical base64url spelling of the canonical
+ * encoding (y < p, no sign bit on x = 0) of a point of prime order L. Under a
+ * small-order key signatures verify without any private key (under the identity, R =
+ * identity and S = 0 verifies every message); under a mixed-order key verifiers
+ * disagree on which signatures hold. No prime-order point has a second encoding (the
+ * y >= p spellings all decode to points with a torsion part), so for accepted keys
+ * comparing strings is comparing points.
+ */
+export function isPrimeOrderKey(pubkey: string): boolean {
+  let verdict = verdicts.get(pubkey);
+  if (verdict === undefined) {
+    verdict = judgeKey(pubkey);
+    if (verdicts.size >= verdicts_max) verdicts.clear();
+    verdicts.set(pubkey, verdict);
+  }
+  return verdict;
+}
+
+/** The payload fields through which the identity acts (register, key_backup_register, key_rotate) bring in a key. */
+const KEY_FIELDS = ['pubkey', 'backup_pubkey', 'new_pubkey'] as const;
+
+/** The keys a payload brings in, by field; absent and null fields are left out. */
+export function publicKeysIn(payload: unknown): Record<string, string> {
+  const keys: Record<string, string> = {};
+  if (payload === null || typeof payload !== 'object') return keys;
+  for (const field of KEY_FIELDS) {
+    const value = (payload as Record<string, unknown>)[field];
+    if (typeof value === 'string') keys[field] = value;
+  }
+  return keys;
+}
+
+/**
+ * The refusal for the first weak key among the fields of an identity act. Apply
+ * calls it too, whatever the API checked, so no log can ever carry a weak key. The
+ * API screens with the cheap judge before the signature and the full one after.
+ */
+export function weakKeyRefusal(keys: Record<string, string | null>, judge: (pubkey: string) => boolean = isPrimeOrderKey): Refusal | undefined {
+  for (const [field, pubkey] of Object.entries(keys)) {
+    if (pubkey !== null && !judge(pubkey)) return refuse('WEAK_KEY', undefined, { field });
+  }
+  return undefined;
+}
+
+/**
+ * The cheap part of isPrimeOrderKey, about one signature verification's worth: the
+ * canonical encoding of a point of order above 8. It refuses every small-order and
+ * non-canonical key; only mixed-order keys pass it and fail isPrimeOrderKey.
+ */
+export function isCanonicalLargeOrderKey(pubkey: string): boolean {
+  const point = strictPoint(pubkey);
+  return point !== undefined && !point.isSmallOrder();
+}
+
+function judgeKey(pubkey: string): boolean {
+  const point = strictPoint(pubkey);
+  return point !== undefined && !point.is0() && point.isTorsionFree();
+}
+
+function strictPoint(pubkey: string): Point | undefined {
+  if (!PUBKEY_PATTERN.test(pubkey)) return undefined;
+  try {
+    // Strict (non-ZIP-215) decoding refuses y >= p and a sign bit set on x = 0.
+    return Point.fromBytes(pubkeyBytes(pubkey), false);
+  } catch {
+    return undefined;
+  }
 }

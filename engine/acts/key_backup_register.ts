@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineAct } from '../act.js';
-import { PubkeySchema } from '../identity.js';
+import { PubkeySchema, weakKeyRefusal } from '../identity.js';
 import { invariant } from '../invariant.js';
 import { refuse } from '../refusals.js';
 
@@ -26,6 +26,8 @@ export const keyBackupRegister = defineAct({
     const { state } = ctx;
     const agent = state.agents.get(ctx.actor);
     invariant(agent, 'signed acts come from registered agents');
+    const weak = weakKeyRefusal({ backup_pubkey: request.backup_pubkey });
+    if (weak) return weak;
     const holder = state.agent_by_key.get(request.backup_pubkey);
     if (holder !== undefined) {
       const message = holder === agent.agent_id ? 'That key is already one of your keys.' : 'That key is already registered.';

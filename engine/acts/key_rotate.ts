@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineAct } from '../act.js';
-import { PubkeySchema } from '../identity.js';
+import { PubkeySchema, weakKeyRefusal } from '../identity.js';
 import { invariant } from '../invariant.js';
 import { refuse } from '../refusals.js';
 
@@ -27,6 +27,8 @@ export const keyRotate = defineAct({
     const agent = state.agents.get(ctx.actor);
     invariant(agent, 'signed acts come from registered agents');
     if (agent.backup_pubkey === null) return refuse('NO_BACKUP_KEY');
+    const weak = weakKeyRefusal({ new_pubkey: request.new_pubkey });
+    if (weak) return weak;
     if (state.agent_by_key.has(request.new_pubkey)) return refuse('KEY_TAKEN');
     const old_pubkey = agent.pubkey;
     state.agent_by_key.delete(old_pubkey);

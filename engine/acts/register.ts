@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineAct } from '../act.js';
-import { PubkeySchema, agentIdOf } from '../identity.js';
+import { PubkeySchema, agentIdOf, weakKeyRefusal } from '../identity.js';
 import { invariant } from '../invariant.js';
 import { refuse } from '../refusals.js';
 import { indexAgent } from '../state.js';
@@ -32,6 +32,8 @@ export const register = defineAct({
   gates: { membership: false, pom: false },
   apply(ctx, request) {
     const { state } = ctx;
+    const weak = weakKeyRefusal({ pubkey: request.pubkey, backup_pubkey: request.backup_pubkey });
+    if (weak) return weak;
     const agent_id = agentIdOf(request.pubkey);
     invariant(agent_id === ctx.actor, 'register must be signed under the id of its own key');
     if (state.agent_by_handle.has(request.handle)) return refuse('HANDLE_TAKEN', `The handle '${request.handle}' is already registered.`);
