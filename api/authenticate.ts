@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { SignerRule } from '../engine/act.js';
 import { sha256Hex } from '../engine/canonical.js';
-import { AGENT_ID_PATTERN, SIGNATURE_PATTERN, agentIdOf, isCanonicalLargeOrderKey, publicKeysIn, weakKeyRefusal } from '../engine/identity.js';
+import { AGENT_ID_PATTERN, SIGNATURE_PATTERN, agentIdOf, publicKeysIn, weakKeyRefusal } from '../engine/identity.js';
 import type { Proof } from '../engine/ledger.js';
 import type { SocietyState } from '../engine/state.js';
 import type { ConsumedNonce } from '../engine/store/types.js';
@@ -42,10 +42,9 @@ export class Authenticator {
     }
     const payload_keys = publicKeysIn(payload);
     const pubkey = this.signingKey(agent_id, signer, payload_keys.pubkey);
-    // Small-order and non-canonical keys cost about a verification to spot, so they are refused before any signature
-    // is checked; a mixed-order key costs a scalar multiplication, so it is judged once a signature has verified.
-    const screened = weakKeyRefusal(payload_keys, isCanonicalLargeOrderKey);
-    if (screened) throw new RefusalError(screened);
+    // Judging a key costs about one verification, so weak keys are refused before any signature is checked.
+    const weak = weakKeyRefusal(payload_keys);
+    if (weak) throw new RefusalError(weak);
     if (!this.nonces.isValid(nonce, agent_id)) throw RefusalError.of('NONCE_INVALID');
     const message = signingString({ method: ctx.method, path: ctx.originalUrl, agent_id, nonce, body_sha256: sha256Hex(canonical_body) });
     const verdict = this.verifier.check(pubkey, message, signature);
@@ -56,10 +55,8 @@ export class Authenticator {
         signed_path: ctx.originalUrl,
       });
     }
-    // Before the nonce is spent, so a refused key costs the caller nothing. Registered signers' keys are strong already.
+    // Registered signers' keys were judged when they came in; this is the verifier's own guard, before the nonce is spent.
     if (verdict === 'weak_key') throw RefusalError.of('WEAK_KEY', undefined, { field: 'pubkey' });
-    const weak = weakKeyRefusal(payload_keys);
-    if (weak) throw new RefusalError(weak);
     const consumed_nonce = this.nonces.spend(nonce);
     // The next nonce rides on this answer, whatever the act's outcome: the one just spent is gone either way.
     const next = this.nonces.issue(agent_id);

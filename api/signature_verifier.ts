@@ -16,9 +16,8 @@ interface CachedKey {
 /**
  * ed25519 verification with node:crypto on cached KeyObjects: parsing a key costs
  * about as much as verifying, so each key is parsed once. A key's strength (a
- * canonical prime-order point) costs a scalar multiplication, some twenty times a
- * verification, so it is judged only once a signature has verified under it: a
- * request that proves nothing cannot make the server do that work.
+ * canonical prime-order point) is judged once per key, after the first signature
+ * that verifies under it: a guard of its own, whatever the caller checked.
  *
  * OpenSSL checks the rest of canonical form itself: S < L, and R by comparing its
  * bytes with the encoding it recomputes, so no second spelling of R verifies. The
