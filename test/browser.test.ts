@@ -1,15 +1,14 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath, launchChromium } from './helpers/chromium.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { findTile, join, standOn, stepInto, worldOf } from './helpers/world.js';
 
-const executable = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
-if (!executable) console.log('browser tests skipped: no Chromium found (install Debian\'s chromium package, or set CHROMIUM_PATH)');
 
 const ARTIFACTS = 'test-artifacts';
 
-describe.skipIf(!executable)('in a real browser', () => {
+describe.skipIf(!chromiumPath)('in a real browser', () => {
   let society: TestSociety;
   let browser: Browser;
 
@@ -22,11 +21,7 @@ describe.skipIf(!executable)('in a real browser', () => {
     standOn(society, walker, edge.x, edge.y);
     await walker.client.act('world_move', { path: [stepInto(world, edge.x, edge.y, 'forest')!] });
     await walker.client.act('aether_send', { body: '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">', scope: 'auto', route: 'global' });
-    browser = await chromium.launch({
-      executablePath: executable!,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
 

@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath, launchChromium } from './helpers/chromium.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { join, type Member } from './helpers/world.js';
 
-const executable = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
-if (!executable) console.log('member text browser tests skipped: no Chromium found (install Debian\'s chromium package, or set CHROMIUM_PATH)');
 
 // Input refuses an unclosed RIGHT-TO-LEFT OVERRIDE now; a store written before that rule can still hold one.
 const LEGACY_TITLE = 'Budget \u202eof the year';
@@ -46,7 +44,7 @@ function expectLeftToRight(boxes: Box[]): void {
   }
 }
 
-describe.skipIf(!executable)('member text in a real browser', () => {
+describe.skipIf(!chromiumPath)('member text in a real browser', () => {
   let society: TestSociety;
   let browser: Browser;
   let mallory: Member;
@@ -62,11 +60,7 @@ describe.skipIf(!executable)('member text in a real browser', () => {
     closed_motion = (await mallory.client.act<{ motion_id: string }>('motion_propose', { title: 'Budget \u202eof the year\u202c', body: '', changes: [] })).result.motion_id;
     await mallory.client.act('bulletin_post', { title: 'Notice', body: 'Meet at the ruins.' });
     society.engine.state.governance.bulletin.at(-1)!.title = LEGACY_TITLE;
-    browser = await chromium.launch({
-      executablePath: executable!,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
