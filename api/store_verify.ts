@@ -1,4 +1,5 @@
 import { LedgerChecker, type WireEntry } from '../client/ledger_check.js';
+import { sha256Hex } from '../engine/canonical.js';
 import { StoreIntegrityError } from '../engine/ledger_integrity.js';
 import { recoverState } from '../engine/recover.js';
 import { stateHash, type LedgerHead, type SocietyState } from '../engine/state.js';
@@ -46,7 +47,7 @@ const PROGRESS_EVERY_ENTRIES = 1000;
 /** The verifier's recipe over stored entries before `before_seq`; the first problem, if any. */
 async function proofProblem(store: EngineStore, before_seq: number, on_progress: StoreVerifyOptions['on_progress']): Promise<{ seq: number; reason: string } | undefined> {
   const signatures = new SignatureVerifier();
-  const checker = new LedgerChecker((key, text, signature) => signatures.verify(key, text, signature));
+  const checker = new LedgerChecker({ sha256Hex, verifySignature: (key, text, signature) => signatures.verify(key, text, signature) });
   const total = store.ledgerHead().seq;
   for (const { seq, json } of store.ledgerEntries(1)) {
     if (seq >= before_seq) break;

@@ -20,10 +20,17 @@ export interface Problem {
 }
 
 /**
- * How a proof's ed25519 signature is checked. The default is the pure-JS one every
- * client has; a server checking its own store passes node:crypto's, many times faster.
+ * The arithmetic under the recipe: SHA-256 and ed25519 verification. The defaults
+ * are the portable ones every client has (WebCrypto, pure-JS ed25519); a server
+ * checking its own store passes node:crypto's, many times faster. The recipe itself
+ * stays in this one file either way.
  */
-export type SignatureCheck = (public_key: string, text: string, signature: string) => boolean | Promise<boolean>;
+export interface CheckPrimitives {
+  sha256Hex: (text: string) => string | Promise<string>;
+  verifySignature: (public_key: string, text: string, signature: string) => boolean | Promise<boolean>;
+}
+
+const PORTABLE_PRIMITIVES: CheckPrimitives = { sha256Hex, verifySignature: verifyText };
 
 interface Keys {
   primary: string;
@@ -44,7 +51,7 @@ export class LedgerChecker {
   private readonly keys = new Map<string, Keys>();
   private readonly nonces_seen = new Set<string>();
 
-  constructor(private readonly verify_signature: SignatureCheck = verifyText) {}
+  constructor(private readonly primitives: CheckPrimitives = PORTABLE_PRIMITIVES) {}
 
   get checked(): number {
     return this.expected_seq - 1;
@@ -63,7 +70,7 @@ export class LedgerChecker {
     if (entry.prev_hash !== this.last_hash) return fail('prev_hash does not match the previous entry\'s hash');
     const { hash, ...unhashed } = entry;
     const text = canonicalizeJson(unhashed);
-    if (text === undefined || (await sha256Hex(text)) !== hash) return fail('hash does not match the entry\'s content');
+    if (text === undefined || (await this.primitives.sha256Hex(text)) !== hash) return fail('hash does not match the entry\'s content');
     const problem = await this.checkProof(entry);
     if (problem) return fail(problem);
     this.learnKeys(entry);
@@ -91,8 +98,8 @@ export class LedgerChecker {
       signer_key = this.keys.get(entry.actor)?.primary;
       if (!signer_key) return 'proof by an agent not registered earlier on this ledger';
     }
-    const text = signingString({ method: proof.method, path: proof.path, agent_id: entry.actor, nonce: proof.nonce, body_sha256: await sha256Hex(proof.body) });
-    if (!(await this.verify_signature(signer_key, text, proof.signature))) return 'proof signature does not verify';
+    const text = signingString({ method: proof.method, path: proof.path, agent_id: entry.actor, nonce: proof.nonce, body_sha256: await this.primitives.sha256Hex(proof.body) });
+    if (!(await this.primitives.verifySignature(signer_key, text, proof.signature))) return 'proof signature does not verify';
     return this.signedDataMismatch(entry);
   }
 
