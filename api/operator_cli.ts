@@ -94,7 +94,7 @@ async function replay(path: string): Promise<number> {
   console.error(`tessera-operator: replaying ${found}`);
   const probe = await checkStoreInChild(store_dir);
   if (!probe.ok) throw new Error(`${probe.file} ${probe.reason}`);
-  const store = new LmdbStore(store_dir, { access: 'read_only' });
+  const store = new LmdbStore(store_dir, { read_only: true });
   try {
     const bar = process.stderr.isTTY ? new SingleBar({ format: '{step} {bar} {value}/{total}', stream: process.stderr }, Presets.shades_classic) : undefined;
     let step = '';

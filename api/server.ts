@@ -58,7 +58,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const folder = await inspectDataFolder(config.data_dir);
   // The store before the Founder key: a first start cut short in between leaves a store
   // (a society not yet founded, founded on the next start), never a key without one.
-  const store = new LmdbStore(join(config.data_dir, STORE_FOLDER), { access: folder === 'new' ? 'create' : 'existing' });
+  const store = new LmdbStore(join(config.data_dir, STORE_FOLDER), { existing_only: folder === 'existing' });
   let engine_ref: Engine | undefined;
   const metrics = new Metrics(() => engine_ref);
   let founder: FounderSetup;

@@ -28,7 +28,7 @@ function storeCopy(): { store_dir: string; victim_seq: number } {
 }
 
 async function recoveryError(store_dir: string, use_snapshot = true): Promise<StoreIntegrityError> {
-  const store = new LmdbStore(store_dir, { access: 'read_only' });
+  const store = new LmdbStore(store_dir, { read_only: true });
   try {
     recoverState(store, { use_snapshot });
   } catch (error) {
@@ -52,7 +52,7 @@ const rename = (data: Record<string, unknown>) => {
 
 describe('recovering a store whose ledger was edited', () => {
   it('recovers an untouched store from its snapshot to the same state as a full replay', async () => {
-    const store = new LmdbStore(join(original.data_dir, 'store'), { access: 'read_only' });
+    const store = new LmdbStore(join(original.data_dir, 'store'), { read_only: true });
     try {
       expect(store.latestSnapshot()).toBeDefined();
       expect(recoverState(store).ledger_head).toEqual(recoverState(store, { use_snapshot: false }).ledger_head);
@@ -108,8 +108,8 @@ describe('opening a store without creating one', () => {
   it('refuses a folder without data.mdb, read-only or existing-only, and creates nothing', () => {
     const empty = tempDir();
     made.push(empty);
-    expect(() => new LmdbStore(empty, { access: 'read_only' })).toThrow(NoStoreError);
-    expect(() => new LmdbStore(join(empty, 'store'), { access: 'existing' })).toThrow(`${join(empty, 'store')} holds no store (no data.mdb there)`);
+    expect(() => new LmdbStore(empty, { read_only: true })).toThrow(NoStoreError);
+    expect(() => new LmdbStore(join(empty, 'store'), { existing_only: true })).toThrow(`${join(empty, 'store')} holds no store (no data.mdb there)`);
     expect(folderState(empty)).toEqual({});
   });
 });

@@ -10,12 +10,13 @@ import type { ConsumedNonce, EngineStore, TickCommit } from './types.js';
 export interface LmdbStoreOptions {
   /** Snapshots older than the newest few are deleted; the log keeps everything. */
   snapshots_kept?: number;
+  /** Refuse a folder without data.mdb (NoStoreError) instead of making a store there, as lmdb's open would. */
+  existing_only?: boolean;
   /**
-   * 'create' (the default): a missing store is made, as on a society's first start.
-   * 'existing': refuse a folder without data.mdb instead of making one there.
-   * 'read_only': existing only, and nothing is written into the folder (see openReadOnly).
+   * Open for reading only; implies existing_only. Nothing is written into the store's
+   * folder (see openReadOnly): a backup or a live store can be checked in place.
    */
-  access?: 'create' | 'existing' | 'read_only';
+  read_only?: boolean;
 }
 
 /** The file LMDB keeps everything in; its absence means there is no store. */
@@ -59,10 +60,9 @@ export class LmdbStore implements EngineStore {
   private readonly scratch_dir: string | undefined;
 
   constructor(readonly path: string, options: LmdbStoreOptions = {}) {
-    const access = options.access ?? 'create';
     // lmdb's open makes the folder and an empty store in it, so existence is checked first.
-    if (access !== 'create' && !existsSync(join(path, DATA_FILE))) throw new NoStoreError(path);
-    if (access === 'read_only') {
+    if ((options.existing_only || options.read_only) && !existsSync(join(path, DATA_FILE))) throw new NoStoreError(path);
+    if (options.read_only) {
       const opened = openReadOnly(path);
       this.root = opened.root;
       this.scratch_dir = opened.scratch_dir;
