@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATA_FILE } from '../engine/store/lmdb_store.js';
 import { FOUNDER_KEY_FILE } from './founder.js';
@@ -7,6 +7,8 @@ import { checkStoreInChild } from './store_check.js';
 
 export const STORE_FOLDER = 'store';
 export const COOKIE_SECRET_FILE = 'cookie.secret';
+/** Holds the pid of the server serving the folder, while it does. */
+export const SERVER_PID_FILE = 'server.pid';
 
 /** Start-up will not serve this data folder; the message says which file and why. Nothing was changed. */
 export class StartRefusedError extends Error {
@@ -38,4 +40,48 @@ export async function inspectDataFolder(data_dir: string): Promise<'new' | 'exis
     );
   }
   return 'new';
+}
+
+/**
+ * Claims the data folder for this process, or refuses if another live process serves
+ * it. LMDB lets several processes write one store, and two engines would each
+ * overwrite the other's ticks and entries under the same keys. A pid file left by a
+ * killed server names a process that is gone (or this one, when a container reuses
+ * the pid) and is taken over. Returns the release, which removes the file.
+ */
+export function claimDataFolder(data_dir: string): () => void {
+  const file = join(data_dir, SERVER_PID_FILE);
+  for (;;) {
+    try {
+      writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      return () => {
+        if (readPid(file) === process.pid) unlinkSync(file);
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = readPid(file);
+    if (holder !== undefined && holder !== process.pid && isRunning(holder)) {
+      throw new StartRefusedError(`${data_dir} is served by another process (pid ${holder}, named in ${file}); stop it first. If no server runs there, remove ${file}.`);
+    }
+    unlinkSync(file);
+  }
+}
+
+function readPid(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -14,7 +14,7 @@ import { Processor, paymentModeOf } from './payments/processor.js';
 import { Operations } from './operations/operator.js';
 import { Metrics } from './metrics.js';
 import { pino } from 'pino';
-import { COOKIE_SECRET_FILE, inspectDataFolder, STORE_FOLDER } from './data_folder.js';
+import { claimDataFolder, COOKIE_SECRET_FILE, inspectDataFolder, STORE_FOLDER } from './data_folder.js';
 
 export interface RunningSociety {
   url: string;
@@ -55,10 +55,17 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const report = options.report ?? ((error, where) => logger.error({ where, err: error }, 'bug'));
   const log = options.log ?? ((line: Record<string, unknown>) => logger.info(line));
   mkdirSync(config.data_dir, { recursive: true });
-  const folder = await inspectDataFolder(config.data_dir);
-  // The store before the Founder key: a first start cut short in between leaves a store
-  // (a society not yet founded, founded on the next start), never a key without one.
-  const store = new LmdbStore(join(config.data_dir, STORE_FOLDER), { existing_only: folder === 'existing' });
+  const release = claimDataFolder(config.data_dir);
+  let store: LmdbStore;
+  try {
+    const folder = await inspectDataFolder(config.data_dir);
+    // The store before the Founder key: a first start cut short in between leaves a store
+    // (a society not yet founded, founded on the next start), never a key without one.
+    store = new LmdbStore(join(config.data_dir, STORE_FOLDER), { existing_only: folder === 'existing' });
+  } catch (error) {
+    release();
+    throw error;
+  }
   let engine_ref: Engine | undefined;
   const metrics = new Metrics(() => engine_ref);
   let founder: FounderSetup;
@@ -81,6 +88,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   } catch (error) {
     // A refused recovery (StoreIntegrityError) or genesis leaves nothing open behind it.
     await store.close();
+    release();
     throw error;
   }
   store.pruneSpentNonces(clock());
@@ -125,6 +133,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       await chunks.close();
       await engine.drain();
       await store.close();
+      release();
     },
   };
 }

@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChildServer } from './helpers/child_server.js';
 import { tempDir } from './helpers/society.js';
 import { firstEntrySeq, folderState, runOperator, startExpectingRefusal, stoppedSociety, tamperLedger } from './helpers/stores.js';
 
@@ -132,6 +133,31 @@ describe('a damaged store', () => {
   it('still lets a new society be founded in an empty data folder', async () => {
     const data_dir = tempDir();
     made.push(data_dir);
+    const start = await startExpectingRefusal({ DATA_DIR: data_dir });
+    expect(start.served).toBe(true);
+  });
+});
+
+describe('the data folder while a server serves it', () => {
+  it('refuses a second server on the same folder, and lets the next start take over after a SIGKILL', async () => {
+    const { data_dir } = society();
+    const first = await startChildServer({ DATA_DIR: data_dir });
+    try {
+      const second = await startExpectingRefusal({ DATA_DIR: data_dir });
+      expect(second.served).toBe(false);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(`${data_dir} is served by another process (pid ${first.process.pid}`);
+      expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    } finally {
+      await first.kill('SIGKILL');
+    }
+    const next = await startExpectingRefusal({ DATA_DIR: data_dir });
+    expect(next.served).toBe(true);
+  });
+
+  it('starts on a store whose lock file is garbage: LMDB rebuilds its reader table', async () => {
+    const { data_dir, store_dir } = society();
+    writeBytes(join(store_dir, 'lock.mdb'), randomBytesOf(8272));
     const start = await startExpectingRefusal({ DATA_DIR: data_dir });
     expect(start.served).toBe(true);
   });
