@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { configFromEnv } from './config.js';
+import { StoreIntegrityError } from '../engine/ledger_integrity.js';
+import { StartRefusedError } from './data_folder.js';
 import { startSociety } from './server.js';
 
 /** npm start: a whole society on the embedded default. */
@@ -37,6 +39,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  if (error instanceof StartRefusedError || error instanceof StoreIntegrityError) {
+    // Nothing was served and the data folder was left as it was; the operator decides what to restore.
+    console.error(`tessera refused to start: ${error.message}`);
+    console.error('  Nothing was served or changed. See "When start-up refuses" in the README: check with tessera-operator replay, restore from a backup.');
+    process.exit(1);
+  }
   console.error(`tessera failed to start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
 import { parseKeyFile } from '../client/keys.js';
 import { TesseraClient, TesseraError } from '../client/sdk.js';
 import { verifyLedger } from '../client/verify.js';
-import { recoverState } from '../engine/recover.js';
-import { stateHash } from '../engine/state.js';
-import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { DATA_FILE, LmdbStore } from '../engine/store/lmdb_store.js';
+import { STORE_FOLDER } from './data_folder.js';
+import { checkStoreInChild } from './store_check.js';
+import { verifyStore } from './store_verify.js';
 
 const USAGE = `tessera-operator: the operator's command line
 
-  tessera-operator replay DATA_DIR                       rebuild the state from the log alone; prints the state hash
+  tessera-operator replay PATH                           verify a store read-only: rebuild the state from the log alone,
+                                                         compare every entry byte for byte, check every proof; prints the
+                                                         state hash, or the first bad seq (exit 1). PATH is a data folder
+                                                         (its store/ is read) or a store folder such as a backup
   tessera-operator backup                                take a backup now (recorded on the ledger)
   tessera-operator restore-drill                         restore the latest backup in a scratch folder and compare with the live society
   tessera-operator verify [BASE_URL]                     re-verify the whole ledger
@@ -43,17 +47,9 @@ async function founder(): Promise<TesseraClient> {
 async function run(): Promise<number> {
   const [command, sub, argument] = positionals;
   switch (command) {
-    case 'replay': {
-      if (!sub) throw new Error('replay needs the data folder');
-      const store = new LmdbStore(join(sub, 'store'));
-      const bar = process.stderr.isTTY ? new SingleBar({ format: 'replaying {bar} tick {value}/{total}', stream: process.stderr }, Presets.shades_classic) : undefined;
-      bar?.start(store.lastTick(), 0);
-      const state = recoverState(store, { use_snapshot: false, on_tick: (tick) => bar?.update(tick) });
-      bar?.stop();
-      print({ ticks: state.tick, ledger_seq: state.ledger_head.seq, ledger_head: state.ledger_head.hash, state_hash: stateHash(state) });
-      await store.close();
-      return 0;
-    }
+    case 'replay':
+      if (!sub) throw new Error('replay needs a data folder or a store folder');
+      return replay(sub);
     case 'backup':
       print(await (await founder()).signed('POST', '/operator/backup', undefined));
       return 0;
@@ -81,6 +77,48 @@ async function run(): Promise<number> {
     default:
       console.log(USAGE);
       return command || values.help ? (values.help ? 0 : 2) : 2;
+  }
+}
+
+/** A data folder holds its store in store/; a store folder (a backup, a copy) holds data.mdb itself. */
+function storeFolderOf(path: string): { store_dir: string; found: string } {
+  if (existsSync(join(path, DATA_FILE))) return { store_dir: path, found: `a store folder (${DATA_FILE} in ${path})` };
+  const inner = join(path, STORE_FOLDER);
+  if (existsSync(join(inner, DATA_FILE))) return { store_dir: inner, found: `a data folder (its store in ${inner})` };
+  throw new Error(`${path} holds no store: neither ${join(path, DATA_FILE)} nor ${join(inner, DATA_FILE)} exists (nothing was created)`);
+}
+
+/** Never writes: the store is checked in a child process, then opened read-only. */
+async function replay(path: string): Promise<number> {
+  const { store_dir, found } = storeFolderOf(path);
+  console.error(`tessera-operator: replaying ${found}`);
+  const probe = await checkStoreInChild(store_dir);
+  if (!probe.ok) throw new Error(`${probe.file} ${probe.reason}`);
+  const store = new LmdbStore(store_dir, { read_only: true });
+  try {
+    const bar = process.stderr.isTTY ? new SingleBar({ format: '{step} {bar} {value}/{total}', stream: process.stderr }, Presets.shades_classic) : undefined;
+    let step = '';
+    const report = await verifyStore(store, {
+      proofs: true,
+      on_progress: (progress) => {
+        if (progress.step !== step) {
+          bar?.stop();
+          step = progress.step;
+          bar?.start(progress.total, progress.done, { step: step === 'replay' ? 'replaying ticks' : 'checking proofs' });
+        } else bar?.update(progress.done);
+      },
+    });
+    bar?.stop();
+    if (!report.ok) {
+      print(report);
+      console.error(`tessera-operator: the store fails at ledger seq ${report.first_bad_seq}: ${report.reason}`);
+      return 1;
+    }
+    const { state: _state, ...summary } = report;
+    print({ store: store_dir, ...summary, ledger_seq: summary.head.seq, ledger_head: summary.head.hash });
+    return 0;
+  } finally {
+    await store.close();
   }
 }
 

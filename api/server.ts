@@ -14,6 +14,7 @@ import { Processor, paymentModeOf } from './payments/processor.js';
 import { Operations } from './operations/operator.js';
 import { Metrics } from './metrics.js';
 import { pino } from 'pino';
+import { claimDataFolder, COOKIE_SECRET_FILE, inspectDataFolder, STORE_FOLDER } from './data_folder.js';
 
 export interface RunningSociety {
   url: string;
@@ -39,12 +40,17 @@ export interface StartOptions {
 /** COOKIE_SECRET, or one generated once into the data folder (mode 0600). */
 function cookieSecret(config: Config): string {
   if (config.cookie_secret) return config.cookie_secret;
-  const file = join(config.data_dir, 'cookie.secret');
+  const file = join(config.data_dir, COOKIE_SECRET_FILE);
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
   return readFileSync(file, 'utf8').trim();
 }
 
-/** Opens the store, founds or recovers the society, and serves it over HTTP. */
+/**
+ * Opens the store, founds or recovers the society, and serves it over HTTP. A data
+ * folder that holds a damaged store, or traces of a society without its store, is
+ * refused (StartRefusedError) before anything is written; a store whose entries fail
+ * the replay check is refused (StoreIntegrityError, naming the seq) before serving.
+ */
 export async function startSociety(config: Config, options: StartOptions = {}): Promise<RunningSociety> {
   const clock = options.clock ?? Date.now;
   // Structured logs (pino) to stdout; callers choose what goes in a line, never bodies, keys or session ids.
@@ -52,24 +58,43 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const report = options.report ?? ((error, where) => logger.error({ where, err: error }, 'bug'));
   const log = options.log ?? ((line: Record<string, unknown>) => logger.info(line));
   mkdirSync(config.data_dir, { recursive: true });
-  const founder = prepareGenesis(config.data_dir, config.genesis_file);
-  const store = new LmdbStore(join(config.data_dir, 'store'));
+  const release = claimDataFolder(config.data_dir);
+  let store: LmdbStore;
+  try {
+    const folder = await inspectDataFolder(config.data_dir);
+    // The store before the Founder key: a first start cut short in between leaves a store
+    // (a society not yet founded, founded on the next start), never a key without one.
+    store = new LmdbStore(join(config.data_dir, STORE_FOLDER), { existing_only: folder === 'existing' });
+  } catch (error) {
+    release();
+    throw error;
+  }
   let engine_ref: Engine | undefined;
   const metrics = new Metrics(() => engine_ref);
+  let founder: FounderSetup;
+  let engine: Engine;
+  try {
+    founder = prepareGenesis(config.data_dir, config.genesis_file);
+    engine = await Engine.open(store, founder.genesis, {
+      clock,
+      snapshot_every_ticks: config.snapshot_every_ticks,
+      monotonic_ms: () => performance.now(),
+      on_tick: (report) => metrics.onTick(report),
+      on_fault: (error, action) => report(error, `engine apply of ${action.act}`),
+      on_fatal:
+        options.on_fatal ??
+        ((error) => {
+          report(error, 'engine commit');
+          process.exit(70);
+        }),
+    });
+  } catch (error) {
+    // A refused recovery (StoreIntegrityError) or genesis leaves nothing open behind it.
+    await store.close();
+    release();
+    throw error;
+  }
   store.pruneSpentNonces(clock());
-  const engine = await Engine.open(store, founder.genesis, {
-    clock,
-    snapshot_every_ticks: config.snapshot_every_ticks,
-    monotonic_ms: () => performance.now(),
-    on_tick: (report) => metrics.onTick(report),
-    on_fault: (error, action) => report(error, `engine apply of ${action.act}`),
-    on_fatal:
-      options.on_fatal ??
-      ((error) => {
-        report(error, 'engine commit');
-        process.exit(70);
-      }),
-  });
   engine_ref = engine;
   // The payment mode is recorded in the log whenever it changes, so membership follows from the log alone.
   const mode = paymentModeOf(config.payments);
@@ -113,6 +138,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       await chunks.close();
       await engine.drain();
       await store.close();
+      release();
     },
   };
 }

@@ -57,6 +57,19 @@ export interface Problem {
   reason: string;
 }
 
+/**
+ * The arithmetic under the recipe: SHA-256 and ed25519 verification. The defaults
+ * are the portable ones every client has (WebCrypto, pure-JS ed25519); a server
+ * checking its own store passes node:crypto's, many times faster. The recipe itself
+ * stays in this one file either way.
+ */
+export interface CheckPrimitives {
+  sha256Hex: (text: string) => string | Promise<string>;
+  verifySignature: (public_key: string, text: string, signature: string) => boolean | Promise<boolean>;
+}
+
+const PORTABLE_PRIMITIVES: CheckPrimitives = { sha256Hex, verifySignature: verifyText };
+
 interface Keys {
   primary: string;
   backup: string | null;
@@ -85,6 +98,8 @@ export class LedgerChecker {
   /** The entry that opened the request being read, which follow-up entries belong to. */
   private opening: WireEntry | undefined;
 
+  constructor(private readonly primitives: CheckPrimitives = PORTABLE_PRIMITIVES) {}
+
   get checked(): number {
     return this.expected_seq - 1;
   }
@@ -102,7 +117,7 @@ export class LedgerChecker {
     if (entry.prev_hash !== this.last_hash) return fail('prev_hash does not match the previous entry\'s hash');
     const { hash, ...unhashed } = entry;
     const text = canonicalizeJson(unhashed);
-    if (text === undefined || (await sha256Hex(text)) !== hash) return fail('hash does not match the entry\'s content');
+    if (text === undefined || (await this.primitives.sha256Hex(text)) !== hash) return fail('hash does not match the entry\'s content');
     const weak = weakKeyIn(entry);
     if (weak) return fail(weak);
     const problem = await this.checkProof(entry);
@@ -123,7 +138,7 @@ export class LedgerChecker {
       if (opens_a_request) return `${entry.event_type} carries no proof`;
       return FOLLOW_UP_EVENTS.has(entry.event_type) && entry.actor !== 'system' ? this.strayFollowUp(entry) : undefined;
     }
-    const body_sha256 = await signedBodySha256(proof);
+    const body_sha256 = await signedBodySha256(proof, this.primitives.sha256Hex);
     if (body_sha256 === undefined) return 'proof must carry exactly one of body and body_sha256 (64 lowercase hex digits)';
     if (entry.event_type === 'p0_refusal' && data.payload_sha256 !== body_sha256) return 'data.payload_sha256 is not the hash of the body the proof signed';
     if (this.nonces_seen.has(proof.nonce)) return 'proof reuses a nonce already spent on this ledger';
@@ -141,7 +156,7 @@ export class LedgerChecker {
       if (!signer_key) return 'proof by an agent not registered earlier on this ledger';
     }
     const text = signingString({ method: proof.method, path: proof.path, agent_id: entry.actor, nonce: proof.nonce, body_sha256 });
-    if (!(await verifyText(signer_key, text, proof.signature))) return 'proof signature does not verify';
+    if (!(await this.primitives.verifySignature(signer_key, text, proof.signature))) return 'proof signature does not verify';
     return this.signedDataMismatch(entry, identity_event);
   }
 
@@ -195,11 +210,11 @@ export class LedgerChecker {
 }
 
 /** The value of the signing string's last line, or undefined unless exactly one well-formed form is present. */
-async function signedBodySha256(proof: WireProof): Promise<string | undefined> {
+async function signedBodySha256(proof: WireProof, hash: CheckPrimitives['sha256Hex']): Promise<string | undefined> {
   const has_body = typeof proof.body === 'string';
   const has_digest = typeof proof.body_sha256 === 'string';
   if (has_body === has_digest) return undefined;
-  if (has_body) return sha256Hex(proof.body!);
+  if (has_body) return hash(proof.body!);
   return SHA256_HEX.test(proof.body_sha256!) ? proof.body_sha256 : undefined;
 }
 

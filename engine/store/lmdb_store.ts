@@ -1,14 +1,38 @@
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { TickRecord } from '../apply.js';
+import type { StoredEntry } from '../ledger_integrity.js';
 import { GENESIS_PREV_HASH, type LedgerHead, type StateImage } from '../state.js';
 import type { ConsumedNonce, EngineStore, TickCommit } from './types.js';
 
 export interface LmdbStoreOptions {
   /** Snapshots older than the newest few are deleted; the log keeps everything. */
   snapshots_kept?: number;
-  /** Opens for reading only (a restore drill reads the live store from another process). */
+  /** Refuse a folder without data.mdb (NoStoreError) instead of making a store there, as lmdb's open would. */
+  existing_only?: boolean;
+  /**
+   * Open for reading only; implies existing_only. Nothing is written into the store's
+   * folder (see openReadOnly): a backup or a live store can be checked in place.
+   */
   read_only?: boolean;
 }
+
+/** The file LMDB keeps everything in; its absence means there is no store. */
+export const DATA_FILE = 'data.mdb';
+export const LOCK_FILE = 'lock.mdb';
+
+/** A folder asked to hold a store that does not: nothing was created in it. */
+export class NoStoreError extends Error {
+  override name = 'NoStoreError';
+  constructor(readonly path: string) {
+    super(`${path} holds no store (no ${DATA_FILE} there)`);
+  }
+}
+
+/** The databases every Tessera store holds, made on its first open. */
+export const STORE_DATABASES = ['log', 'ledger', 'snapshots', 'spent_nonces'] as const;
 
 /**
  * The engine's store on LMDB. Four databases in one environment:
@@ -32,8 +56,26 @@ export class LmdbStore implements EngineStore {
   private committed_head: LedgerHead;
   private last_logged_tick: number;
 
+  /** A scratch folder this store opened through (read-only without a lock file); removed on close. */
+  private readonly scratch_dir: string | undefined;
+
   constructor(readonly path: string, options: LmdbStoreOptions = {}) {
-    this.root = open({ path, overlappingSync: false, noSync: false, maxDbs: 8, readOnly: options.read_only ?? false });
+    // lmdb's open makes the folder and an empty store in it, so existence is checked first.
+    if ((options.existing_only || options.read_only) && !existsSync(join(path, DATA_FILE))) throw new NoStoreError(path);
+    if (options.read_only) {
+      const opened = openReadOnly(path);
+      this.root = opened.root;
+      this.scratch_dir = opened.scratch_dir;
+      try {
+        this.requireDatabases();
+      } catch (error) {
+        void this.root.close();
+        if (this.scratch_dir) rmSync(this.scratch_dir, { recursive: true, force: true });
+        throw error;
+      }
+    } else {
+      this.root = open({ path, overlappingSync: false, noSync: false, maxDbs: 8 });
+    }
     this.log = this.root.openDB({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
     this.ledger = this.root.openDB({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
     this.snapshots = this.root.openDB({ name: 'snapshots', keyEncoding: 'uint32' });
@@ -88,6 +130,14 @@ export class LmdbStore implements EngineStore {
     return this.last_logged_tick;
   }
 
+  ledgerJson(seq: number): string | undefined {
+    return this.ledger.get(seq);
+  }
+
+  ledgerEntries(from: number): Iterable<StoredEntry> {
+    return this.ledger.getRange({ start: from }).map(({ key, value }) => ({ seq: key, json: value }));
+  }
+
   /** Every stored entry ends with "hash":"<64 hex>"} by construction (see chainEntry). */
   ledgerHash(seq: number): string | undefined {
     const json = this.ledger.get(seq);
@@ -126,8 +176,37 @@ export class LmdbStore implements EngineStore {
   async close(): Promise<void> {
     await this.root.flushed;
     await this.root.close();
+    if (this.scratch_dir) rmSync(this.scratch_dir, { recursive: true, force: true });
   }
 
+  /** A read-only open cannot create databases; a store lacking one is not a Tessera store. */
+  private requireDatabases(): void {
+    const names = new Set(Array.from(this.root.getKeys(), String));
+    const missing = STORE_DATABASES.filter((name) => !names.has(name));
+    if (missing.length > 0) throw new Error(`${join(this.path, DATA_FILE)} is an LMDB file but not a Tessera store: it lacks the ${missing.join(', ')} database(s)`);
+  }
+
+}
+
+/**
+ * Opens a store read-only without writing into its folder. LMDB keeps readers in a
+ * lock file beside data.mdb and creates it when absent. Where one exists (a live or
+ * once-served store) it is used, so a running server's writer sees this reader.
+ * Where none exists (a backup, a copied store) a scratch folder holds a symbolic
+ * link to data.mdb and the lock file, so the store's own folder stays as it was;
+ * LMDB opens data.mdb itself read-only.
+ */
+export function openReadOnly(path: string): { root: RootDatabase; scratch_dir?: string } {
+  const options = { readOnly: true, maxDbs: 8 } as const;
+  if (existsSync(join(path, LOCK_FILE))) return { root: open({ path, ...options }) };
+  const scratch_dir = mkdtempSync(join(tmpdir(), 'tessera-read-'));
+  try {
+    symlinkSync(resolve(path, DATA_FILE), join(scratch_dir, DATA_FILE));
+    return { root: open({ path: scratch_dir, ...options }), scratch_dir };
+  } catch (error) {
+    rmSync(scratch_dir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 function first<T>(items: Iterable<T>): T | undefined {

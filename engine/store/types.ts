@@ -1,5 +1,6 @@
 import type { TickRecord } from '../apply.js';
 import type { ChainedEntry } from '../ledger.js';
+import type { StoredEntry } from '../ledger_integrity.js';
 import type { LedgerHead, StateImage } from '../state.js';
 
 export interface ConsumedNonce {
@@ -30,5 +31,9 @@ export interface EngineStore {
   lastTick(): number;
   /** The hash of the stored entry at seq, if there is one. */
   ledgerHash(seq: number): string | undefined;
+  /** The stored JSON of the entry at seq, exactly as it is served, if there is one. */
+  ledgerJson(seq: number): string | undefined;
+  /** Every stored entry from seq `from` on, in seq order, as stored. */
+  ledgerEntries(from: number): Iterable<StoredEntry>;
   ledgerHead(): LedgerHead;
 }
