@@ -35,7 +35,7 @@ export async function verifyStore(store: EngineStore, options: StoreVerifyOption
     failure = { first_bad_seq: error.seq, reason: error.reason };
   }
   if (options.proofs) {
-    const problem = await proofProblem(store, failure?.first_bad_seq ?? Number.MAX_SAFE_INTEGER, options.on_progress);
+    const problem = await firstProofProblem(store, failure?.first_bad_seq ?? Number.MAX_SAFE_INTEGER, options.on_progress);
     if (problem && (!failure || problem.seq < failure.first_bad_seq)) failure = { first_bad_seq: problem.seq, reason: problem.reason };
   }
   if (failure || !state) return { ok: false, ...(failure ?? { first_bad_seq: 1, reason: 'the store did not replay' }) };
@@ -45,7 +45,7 @@ export async function verifyStore(store: EngineStore, options: StoreVerifyOption
 const PROGRESS_EVERY_ENTRIES = 1000;
 
 /** The verifier's recipe over stored entries before `before_seq`; the first problem, if any. */
-async function proofProblem(store: EngineStore, before_seq: number, on_progress: StoreVerifyOptions['on_progress']): Promise<{ seq: number; reason: string } | undefined> {
+export async function firstProofProblem(store: EngineStore, before_seq: number, on_progress: StoreVerifyOptions['on_progress']): Promise<{ seq: number; reason: string } | undefined> {
   const signatures = new SignatureVerifier();
   const checker = new LedgerChecker({ sha256Hex, verifySignature: (key, text, signature) => signatures.verify(key, text, signature) });
   const total = store.ledgerHead().seq;

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BACKUPS_FOLDER, INCOMPLETE_PREFIX } from '../api/operations/backups.js';
 import type { TesseraClient } from '../client/sdk.js';
+import { open } from 'lmdb';
 import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
+import { stoppedSociety, tamperLedger } from './helpers/stores.js';
 import { request } from './helpers/signed.js';
 import { join as joinSociety } from './helpers/world.js';
 
@@ -124,5 +126,26 @@ describe('restore drills that cannot pass on a lie', () => {
     const before = await drill(founder);
     expect(before).toMatchObject({ outcome: 'failed', first_bad_seq: early_seq });
     expect(before.detail).toContain(`seq ${early_seq}`);
+  });
+
+  it('fail at the first entry whose signature the history cannot carry, when the log, the ledger and so the backup were rewritten together', async () => {
+    const { data_dir, store_dir } = await stoppedSociety(['alpha', 'beta']);
+    // The attacker rewrites the logged registration and every stored hash after it: the log regenerates the
+    // edited ledger exactly, start-up (hashes, chain, replay) finds nothing, and the backup copies the lie.
+    const root = open({ path: store_dir, maxDbs: 8 });
+    const log = root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
+    for (const { key, value } of Array.from(log.getRange())) if (value.includes('"handle":"alpha"')) log.putSync(key, value.replace('"handle":"alpha"', '"handle":"impostor"'));
+    const ledger = root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
+    const victim_seq = Array.from(ledger.getRange()).find(({ value }) => value.includes('"handle":"alpha"'))!.key;
+    await root.close();
+    tamperLedger(store_dir, victim_seq, (data) => (data.handle = 'impostor'), 'rechain');
+
+    const society = await startTestSociety({ data_dir });
+    societies.push(society);
+    const founder = await founderClient(society);
+    await backup(founder);
+    const result = await drill(founder);
+    expect(result).toMatchObject({ outcome: 'failed', first_bad_seq: victim_seq });
+    expect(result.detail).toContain('data.handle differs from the signed body');
   });
 });

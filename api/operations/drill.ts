@@ -7,6 +7,7 @@ import { replayTick } from '../../engine/apply.js';
 import { recoverState } from '../../engine/recover.js';
 import { stateHash, type SocietyState } from '../../engine/state.js';
 import { LmdbStore } from '../../engine/store/lmdb_store.js';
+import { firstProofProblem } from '../store_verify.js';
 import { BACKUP_DATA_FILE, digestMismatch } from './backup_manifest.js';
 import { scanBackups, type Backup, type SkippedBackup } from './backups.js';
 
@@ -33,7 +34,7 @@ export interface DrillResult {
 
 export interface DrillProgress {
   backup_id: string;
-  phase: 'checksum' | 'restore' | 'compare' | 'replay';
+  phase: 'checksum' | 'restore' | 'compare' | 'replay' | 'proofs';
   done: number;
   total: number;
 }
@@ -54,7 +55,10 @@ export function drillTarget(state: Readonly<SocietyState>): DrillTarget {
  * backup's byte for byte, the live log after it is replayed up to the target tick,
  * and every regenerated entry must equal the live one byte for byte (an entry whose
  * data was edited fails even when its stored hash was kept). The state hash and head
- * must then be the target's. Backups that fail their checksum are skipped and
+ * must then be the target's, and every live entry up to the target must pass the
+ * verifier's recipe (chain, hash, each proof against the key registered earlier), so a
+ * history rewritten consistently in the log, the ledger and the backup still fails
+ * at the first entry whose signature it could not forge. Backups that fail their checksum are skipped and
  * reported; the drill only reads the live store.
  */
 export async function restoreDrill(live: LmdbStore, target: DrillTarget, data_dir: string, on_progress: (progress: DrillProgress) => void = () => {}): Promise<DrillResult> {
@@ -116,7 +120,9 @@ async function drillFrom(scratch: string, backup: Backup, live: LmdbStore, targe
     }
     const restored_hash = stateHash(state);
     if (restored_hash !== target.state_hash) return { failed: `the restored state hash ${restored_hash} differs from the live ${target.state_hash}` };
-    return { passed: `restored ${backup_id} (seq ${backup_head}) and replayed the live log to seq ${target.ledger_seq}, every entry equal to the live one byte for byte; state hash ${restored_hash}; head ${target.ledger_hash}` };
+    const unproven = await firstProofProblem(live, target.ledger_seq + 1, (progress) => on_progress({ backup_id, phase: 'proofs', done: progress.done, total: target.ledger_seq }));
+    if (unproven) return { failed: `the live ledger fails the recipe at seq ${unproven.seq}: ${unproven.reason}`, first_bad_seq: unproven.seq };
+    return { passed: `restored ${backup_id} (seq ${backup_head}) and replayed the live log to seq ${target.ledger_seq}, every entry equal to the live one byte for byte and every proof verified; state hash ${restored_hash}; head ${target.ledger_hash}` };
   } finally {
     await restored.close();
   }
