@@ -8,7 +8,8 @@ import { agentIdOf } from '../engine/identity.js';
 export const FOUNDER_KEY_FILE = 'founder.key.json';
 
 export interface FounderSetup {
-  genesis: Genesis;
+  /** Absent when the society is founded already and its Founder key is held outside the data folder: nothing to found with. */
+  genesis?: Genesis;
   /** Set when the key was made on this start (first start without a genesis key). */
   created_key_file?: string;
   key_file?: string;
@@ -18,8 +19,11 @@ export interface FounderSetup {
  * Reads the genesis file if one is named, and makes sure a Founder key exists:
  * the genesis file may name the Founder's public key (the private key then stays
  * with the operator); otherwise a key is created once in the data folder (mode 0600).
+ * A key is only ever created for a society not founded yet: once founded, the
+ * Founder is whoever the ledger says, and a key made now would be printed as the
+ * Founder's while holding no power (the operator may keep the real one elsewhere).
  */
-export function prepareGenesis(data_dir: string, genesis_file?: string): FounderSetup {
+export function prepareGenesis(data_dir: string, genesis_file: string | undefined, { founded }: { founded: boolean }): FounderSetup {
   let raw: Record<string, unknown> = {};
   if (genesis_file) {
     try {
@@ -31,6 +35,7 @@ export function prepareGenesis(data_dir: string, genesis_file?: string): Founder
   const key_file = join(data_dir, FOUNDER_KEY_FILE);
   let created_key_file: string | undefined;
   if (raw.founder_pubkey === undefined) {
+    if (founded && !existsSync(key_file)) return {};
     if (!existsSync(key_file)) {
       writeFileSync(key_file, JSON.stringify(newKeyFile(), null, 2) + '\n', { mode: 0o600, flag: 'wx' });
       created_key_file = key_file;

@@ -1,21 +1,39 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { configFromEnv } from './config.js';
 import { StoreIntegrityError } from '../engine/ledger_integrity.js';
 import { StartRefusedError } from './data_folder.js';
 import { startSociety } from './server.js';
 
+function publicKeyIn(key_file: string): string {
+  try {
+    return String((JSON.parse(readFileSync(key_file, 'utf8')) as { public_key?: unknown }).public_key);
+  } catch {
+    return 'unreadable';
+  }
+}
+
 /** npm start: a whole society on the embedded default. */
 async function main(): Promise<void> {
   const config = configFromEnv();
   const society = await startSociety(config);
-  const { genesis, created_key_file, key_file } = society.founder;
+  const { created_key_file, key_file } = society.founder;
+  const state = society.engine.state;
+  // The Founder is whoever the ledger says, whatever key file lies in the folder.
+  const founder_pubkey = state.agents.get(state.founder_agent_id)?.pubkey ?? '(unknown)';
+  const file_pubkey = key_file ? publicKeyIn(key_file) : undefined;
+  const key_line = !key_file
+    ? '  founder key: not in the data folder (held by the operator)'
+    : file_pubkey === founder_pubkey
+      ? `  founder key file: ${key_file}${created_key_file ? ' (created now; keep it private)' : ''}`
+      : `  founder key file: ${key_file} holds another key (${file_pubkey}), not the Founder's: it cannot sign as the Founder`;
   const lines = [
     `Tessera is serving ${society.url}`,
     `  data folder: ${config.data_dir}`,
-    `  founder public key: ${genesis.founder_pubkey}`,
-    key_file ? `  founder key file: ${key_file}${created_key_file ? ' (created now; keep it private)' : ''}` : '  founder key: named by the genesis file (held by the operator)',
+    `  founder public key: ${founder_pubkey}`,
+    key_line,
     `  ledger head: seq ${society.store.ledgerHead().seq}`,
-    '  payments: off (every registered agent is an active member)',
+    config.payments ? `  payments: on (${config.payments.secret_key.startsWith('sk_live_') ? 'live' : 'test'} mode)` : '  payments: off (every registered agent is an active member)',
   ];
   console.log(lines.join('\n'));
   // One machine-readable line, for scripts and tests that start the server on port 0.

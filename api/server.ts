@@ -74,7 +74,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   let founder: FounderSetup;
   let engine: Engine;
   try {
-    founder = prepareGenesis(config.data_dir, config.genesis_file);
+    founder = prepareGenesis(config.data_dir, config.genesis_file, { founded: store.lastTick() > 0 });
     engine = await Engine.open(store, founder.genesis, {
       clock,
       snapshot_every_ticks: config.snapshot_every_ticks,
