@@ -1,5 +1,6 @@
 import { LedgerChecker, type WireEntry } from '../client/ledger_check.js';
 import { sha256Hex } from '../engine/canonical.js';
+import { isPrimeOrderKey } from '../engine/identity.js';
 import { StoreIntegrityError } from '../engine/ledger_integrity.js';
 import { recoverState } from '../engine/recover.js';
 import { stateHash, type LedgerHead, type SocietyState } from '../engine/state.js';
@@ -47,7 +48,7 @@ const PROGRESS_EVERY_ENTRIES = 1000;
 /** The verifier's recipe over stored entries before `before_seq`; the first problem, if any. */
 export async function firstProofProblem(store: EngineStore, before_seq: number, on_progress: StoreVerifyOptions['on_progress']): Promise<{ seq: number; reason: string } | undefined> {
   const signatures = new SignatureVerifier();
-  const checker = new LedgerChecker({ sha256Hex, verifySignature: (key, text, signature) => signatures.verify(key, text, signature) });
+  const checker = new LedgerChecker({ sha256Hex, verifySignature: (key, text, signature) => signatures.verify(key, text, signature), isPrimeOrderKey });
   const total = store.ledgerHead().seq;
   for (const { seq, json } of store.ledgerEntries(1)) {
     if (seq >= before_seq) break;

@@ -66,9 +66,11 @@ export interface Problem {
 export interface CheckPrimitives {
   sha256Hex: (text: string) => string | Promise<string>;
   verifySignature: (public_key: string, text: string, signature: string) => boolean | Promise<boolean>;
+  /** PROTOCOL.md section 2: the canonical encoding of a prime-order point (the portable judge takes about a millisecond). */
+  isPrimeOrderKey: (public_key: string) => boolean;
 }
 
-const PORTABLE_PRIMITIVES: CheckPrimitives = { sha256Hex, verifySignature: verifyText };
+const PORTABLE_PRIMITIVES: CheckPrimitives = { sha256Hex, verifySignature: verifyText, isPrimeOrderKey };
 
 interface Keys {
   primary: string;
@@ -118,7 +120,7 @@ export class LedgerChecker {
     const { hash, ...unhashed } = entry;
     const text = canonicalizeJson(unhashed);
     if (text === undefined || (await this.primitives.sha256Hex(text)) !== hash) return fail('hash does not match the entry\'s content');
-    const weak = weakKeyIn(entry);
+    const weak = weakKeyIn(entry, this.primitives.isPrimeOrderKey);
     if (weak) return fail(weak);
     const problem = await this.checkProof(entry);
     if (problem) return fail(problem);
@@ -219,7 +221,7 @@ async function signedBodySha256(proof: WireProof, hash: CheckPrimitives['sha256H
 }
 
 /** A key that is not a canonical prime-order point proves nothing (PROTOCOL.md section 2), so no ledger may register one. */
-function weakKeyIn(entry: WireEntry): string | undefined {
+function weakKeyIn(entry: WireEntry, isPrimeOrderKey: CheckPrimitives['isPrimeOrderKey']): string | undefined {
   for (const field of KEY_FIELDS[entry.event_type] ?? []) {
     const key = entry.data?.[field];
     if (key === null && field === 'backup_pubkey' && entry.event_type === 'agent_registered') continue;

@@ -55,8 +55,19 @@ export function agentIdOf(pubkey: string): string {
  * signature is checked, and cheap for replays that meet every registration again.
  */
 export function isPrimeOrderKey(pubkey: string): boolean {
-  return PUBKEY_PATTERN.test(pubkey) && sodium.crypto_core_ed25519_is_valid_point(pubkeyBytes(pubkey));
+  let verdict = verdicts.get(pubkey);
+  if (verdict === undefined) {
+    verdict = PUBKEY_PATTERN.test(pubkey) && sodium.crypto_core_ed25519_is_valid_point(pubkeyBytes(pubkey));
+    if (verdicts.size >= verdicts_max) verdicts.clear();
+    verdicts.set(pubkey, verdict);
+  }
+  return verdict;
 }
+
+// The same key is judged by the authenticator, then by apply in the next tick, and again
+// by every replay and proof check that meets it; a verdict costs a map lookup the second time.
+const verdicts = new Map<string, boolean>();
+const verdicts_max = 100_000;
 
 /** The payload fields through which the identity acts (register, key_backup_register, key_rotate) bring in a key. */
 const KEY_FIELDS = ['pubkey', 'backup_pubkey', 'new_pubkey'] as const;

@@ -7,15 +7,15 @@ import { startChildServer, type ChildServer } from './helpers/child_server.js';
 import { growSociety, type GrownSociety } from './helpers/grown_society.js';
 import { founderClient, tempDir } from './helpers/society.js';
 
-// Large enough that a drill replays for more than a second and a backup takes a moment to write.
-const ENTRIES = 120_000;
+// Large enough that a drill (replay and every proof) runs for seconds and a backup takes a moment to write.
+const ENTRIES = 40_000;
 const data_dir = tempDir('tessera-backups-crash-');
 const backups = join(data_dir, BACKUPS_FOLDER);
 let grown: GrownSociety;
 let server: ChildServer | undefined;
 
 beforeAll(async () => {
-  grown = await growSociety(data_dir, { entries: ENTRIES, backup_at_seq: 20_000 });
+  grown = await growSociety(data_dir, { entries: ENTRIES, backup_at_seq: 10_000 });
 }, 120_000);
 afterAll(async () => {
   await server?.kill('SIGKILL');
