@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join as joinPath } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -149,5 +150,37 @@ describe('the lookup rule', () => {
       }
     }
     expect(offenders).toEqual([]);
+  });
+});
+
+/** Writes `head` and as much body as given on one connection, then hangs up, and resolves with the status line (or '' if none came). */
+function rawExchange(base_url: string, head: string, options: { hang_up_after_ms?: number } = {}): Promise<string> {
+  const { hostname, port } = new URL(base_url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
+    socket.write(head);
+    if (options.hang_up_after_ms !== undefined) setTimeout(() => socket.destroy(), options.hang_up_after_ms);
+  });
+}
+
+describe('requests a browser would never send', () => {
+  it('serves the RSS feed to a request without a Host header, or with one no URL can hold, linking to the public address', async () => {
+    for (const head of ['GET /chronicle.rss HTTP/1.0\r\n\r\n', 'GET /chronicle.rss HTTP/1.1\r\nHost: [\r\nConnection: close\r\n\r\n', 'GET /chronicle.rss HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n']) {
+      expect([head, await rawExchange(url, head)]).toEqual([head, expect.stringMatching(/^HTTP\/1\.[01] 200 /)]);
+    }
+    const rss = (await request(url, '/chronicle.rss', { headers: { host: 'evil.example' } })).body as string;
+    expect(rss).toContain('<link>http://society.test/</link>');
+    expect(rss).not.toContain('evil.example');
+  });
+
+  it('treats a raw body the client stops sending as the client\'s failure, not a bug', async () => {
+    const head = 'POST /treasury/observer/recover HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"session_id":';
+    await rawExchange(url, head, { hang_up_after_ms: 100 });
+    // The server learns of the hang-up on its next turn; give it one before the afterEach looks for bugs.
+    await new Promise((resolve) => setTimeout(resolve, 100));
   });
 });
