@@ -213,6 +213,16 @@ describe('the chronicle\'s RSS', () => {
   });
 });
 
+describe('the chronicle\'s RSS, with characters XML forbids', () => {
+  it('stays well-formed XML 1.0 when a title holds a noncharacter (U+FFFE, U+FFFF), which one-line fields accept', async () => {
+    const filed = (await propose('Budget \ufffe\uffff end')).result.motion_id;
+    const rss = (await request(url, '/chronicle.rss')).body as string;
+    // XML 1.0's Char production: a document holding anything else is not XML, and a reader drops the whole feed.
+    expect(rss.match(/[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu) ?? []).toEqual([]);
+    expect(rss).toContain(`${filed} filed: &#34;Budget`);
+  });
+});
+
 describe('the text rules as functions', () => {
   it('pair bidirectional controls line by line', () => {
     expect(bidiControlsPaired('plain')).toBe(true);
