@@ -111,4 +111,19 @@ describe.skipIf(!chromiumPath)('member text in a real browser', () => {
     }
     await page.close();
   });
+
+  it('never wraps a Dispatch line at a phone\'s width: no line on screen starts inside a member\'s quoted title', async () => {
+    const page = await browser.newPage({ viewport: { width: PHONE_WIDTH_PX, height: 800 } });
+    await page.goto(`${society.url}/dispatches`);
+    const drawn = await page.evaluate(() => {
+      const document = (globalThis as any).document;
+      const pre = document.querySelector('pre');
+      const range = document.createRange();
+      range.selectNodeContents(pre);
+      const tops = new Set([...range.getClientRects()].map((rect: any) => Math.round(rect.top)));
+      return { lines: pre.textContent.split('\n').length, line_boxes: tops.size };
+    });
+    expect(drawn.line_boxes).toBe(drawn.lines);
+    await page.close();
+  });
 });
