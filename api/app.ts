@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
   mountActRoutes(router, { engine: deps.engine, authenticator, clock: deps.clock });
   mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
-  mountGovernanceRoutes(router, { engine: deps.engine, store: deps.store, clock: deps.clock });
+  mountGovernanceRoutes(router, { engine: deps.engine, store: deps.store, clock: deps.clock, public_url: deps.public_url });
   mountAetherRoutes(router, { engine: deps.engine, clock: deps.clock });
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };
   mountMembershipRoutes(router, payment_deps);

@@ -24,10 +24,12 @@ interface GovernanceDeps {
   engine: Engine;
   store: LmdbStore;
   clock: () => number;
+  /** The feed's links: the configured address, never the request's Host header, which any client may set. */
+  public_url: string;
 }
 
 /** The public reads of governance and law. */
-export function mountGovernanceRoutes(router: Routes, { engine, store, clock }: GovernanceDeps): void {
+export function mountGovernanceRoutes(router: Routes, { engine, store, clock, public_url }: GovernanceDeps): void {
   const governance = () => engine.state.governance;
   const motionOr404 = (motion_id: string) => {
     const motion = findMotion(engine.state, motion_id);
@@ -84,9 +86,8 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock }: 
   });
 
   router.get('/chronicle.rss', (ctx) => {
-    const base = `${ctx.protocol}://${ctx.host}`;
     ctx.type = 'application/rss+xml; charset=utf-8';
-    ctx.body = chronicleRss(base, engine.state.society_name, governance().chronicle.slice(-50).reverse());
+    ctx.body = chronicleRss(public_url, engine.state.society_name, governance().chronicle.slice(-50).reverse());
   });
 
   router.get('/api/v1/standing', (ctx) => {
