@@ -105,8 +105,22 @@ describe('a registration flood from one address', () => {
   });
 });
 
+describe('a registration flood that names other addresses', () => {
+  it('is counted by the connection\'s address: X-Forwarded-For, X-Real-IP and Forwarded are not believed', async () => {
+    refill();
+    const keys = await Promise.all(Array.from({ length: BURST + 3 }, () => generateKey()));
+    const answers: RawResponse[] = [];
+    for (const [index, key] of keys.entries()) {
+      const claimed = `203.0.113.${index + 1}`;
+      answers.push(await rawSigned(society.url, { path: '/api/v1/register', body: { pubkey: key.public_key, handle: `masked-${index}`, declared_runtime: '', backup_pubkey: null }, key, headers: { 'x-forwarded-for': claimed, 'x-real-ip': claimed, forwarded: `for=${claimed}` } }));
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([...Array<number>(BURST).fill(200), 429, 429, 429]);
+  });
+});
+
 describe('a draft kept back', () => {
   it('faces the electorate of the day it opens: a draft filed when the society was small cannot be opened later against its old, low quorum', async () => {
+    refill();
     const ada = await join(society, 'ada-2');
     await act(ada);
     society.advance(1000);
