@@ -34,7 +34,7 @@ export function noteMemberAct(state: SocietyState, agent_id: string, at_ms: Epoc
 
 /**
  * The electorate of a motion opened at opened_at_ms. With payments off no
- * member ever stops being active, so it is the number of first acts before the filing:
+ * member ever stops being active, so it is the number of first acts before the opening:
  * a binary search, whatever the size of the society. With payments on, membership
  * lapses, so each member who acted in time is checked (as often as motions open).
  */
