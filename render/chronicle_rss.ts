@@ -9,14 +9,18 @@ export interface ChronicleRssItem {
   text: string;
 }
 
+// Everything outside XML 1.0's Char production (C0 controls, lone surrogates, U+FFFE, U+FFFF): one of them makes the whole feed unreadable.
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+
 /**
  * Feed readers show an item's title and description as HTML, and `feed` puts both in
  * CDATA as given (escaping only the first `]]>`): CDATA is not escaping. So the text,
  * which quotes what members wrote, goes in as escaped plain text, on one line and
- * isolated if it holds a bidirectional control. Nothing in it is ever markup.
+ * isolated if it holds a bidirectional control. Nothing in it is ever markup, and a
+ * character XML forbids (a one-line field accepts U+FFFF) becomes U+FFFD.
  */
 function rssText(text: string): string {
-  return escapeHtml(isolateBidiText(asOneLine(text)));
+  return escapeHtml(isolateBidiText(asOneLine(text))).replace(NOT_XML_CHAR, '\ufffd');
 }
 
 /** The chronicle as RSS 2.0, newest first, as given. */

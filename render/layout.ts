@@ -55,7 +55,13 @@ ${watchers}
 }
 
 /** The one stylesheet, served from /assets/site.css so the pages need no inline style or script. */
-export const SITE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1.5rem auto;padding:0 1rem;color:#222}
+/*
+ * overflow-wrap:anywhere (not break-word) also shrinks tables: a member's unbroken 200-letter
+ * title, or a hash, wraps on a phone instead of widening the page. A <pre> never wraps but
+ * scrolls: a wrapped Dispatch line would put a member's quoted words at the start of a line.
+ */
+export const SITE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1.5rem auto;padding:0 1rem;color:#222;overflow-wrap:anywhere}
+pre{overflow-x:auto}
 .notice{background:#fff6d5;border:1px solid #e5cf73;padding:.5rem .75rem}
 nav a{margin-right:.6rem}.rail{color:#555;font-size:.9em;margin:.5rem 0}.rail span{margin-right:1rem}
 .watchers{border-top:1px solid #ddd;margin-top:2rem;font-size:.9em}

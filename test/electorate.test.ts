@@ -64,7 +64,7 @@ describe('the electorate of a motion', () => {
     expect(firstActed('bob')).toBeUndefined();
   });
 
-  it('counts a member from its first applied member act, strictly before the filing time, and only once', async () => {
+  it('counts a member from its first applied member act, strictly before the opening time, and only once', async () => {
     now += 1000;
     const ada_acted_ms = now;
     ok(await post('ada'));
@@ -74,7 +74,7 @@ describe('the electorate of a motion', () => {
     expect(firstActed('ada')).toBe(ada_acted_ms);
     now += 1000;
     ok(await post('bob'));
-    // Filed in the very millisecond of ada's first act: she does not count; a millisecond later she does.
+    // Opened in the very millisecond of ada's first act: she does not count; a millisecond later she does.
     expect(electorateCount(engine.state, ada_acted_ms)).toBe(0);
     expect(electorateCount(engine.state, ada_acted_ms + 1)).toBe(1);
     expect(electorateCount(engine.state, now + 1)).toBe(2);

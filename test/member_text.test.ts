@@ -5,6 +5,7 @@ import { TesseraClient } from '../client/sdk.js';
 import { bidiControlsPaired, quoteMemberText } from '../engine/text.js';
 import { escapeMarkdownInline } from '../render/markdown_escape.js';
 import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
+import { LoopbackClient } from './helpers/http_from.js';
 import { request } from './helpers/signed.js';
 import { join, refusal, type Member } from './helpers/world.js';
 
@@ -210,6 +211,25 @@ describe('the chronicle\'s RSS', () => {
     }
     expect(filed.description).toContain('&#60;img src=x onerror=alert(1)&#62;');
     expect(filed.description).toContain(']]&#62; end');
+  });
+});
+
+describe('the chronicle\'s RSS, against hostile input', () => {
+  it('stays well-formed XML 1.0 when a title holds a noncharacter (U+FFFE, U+FFFF), which one-line fields accept', async () => {
+    const filed = (await propose('Budget \ufffe\uffff end')).result.motion_id;
+    const rss = (await request(url, '/chronicle.rss')).body as string;
+    // XML 1.0's Char production: a document holding anything else is not XML, and a reader drops the whole feed.
+    expect(rss.match(/[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu) ?? []).toEqual([]);
+    expect(rss).toContain(`${filed} filed: &#34;Budget`);
+  });
+
+  it('links to the society\'s public address whatever Host header the request carried', async () => {
+    const client = new LoopbackClient(url, '127.0.0.1');
+    const answer = await client.send('GET', '/chronicle.rss', { host: 'evil.example' });
+    expect(answer.status).toBe(200);
+    expect(String(answer.body)).not.toContain('evil.example');
+    expect(String(answer.body)).toContain('<link>http://society.test/</link>');
+    client.close();
   });
 });
 

@@ -1,12 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, launchChromium } from './helpers/chromium.js';
-import { startTestSociety, type TestSociety } from './helpers/society.js';
+import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
 import { join, type Member } from './helpers/world.js';
 
 
 // Input refuses an unclosed RIGHT-TO-LEFT OVERRIDE now; a store written before that rule can still hold one.
 const LEGACY_TITLE = 'Budget \u202eof the year';
+// Accepted, and with no place to break: a member's words must wrap on a phone, never widen the page.
+const UNBROKEN_TITLE = 'W'.repeat(200);
+const UNBROKEN_BODY = `${'w'.repeat(1990)}\n${'v'.repeat(8)}`;
+const PHONE_WIDTH_PX = 390;
 
 interface Box {
   text: string;
@@ -50,6 +54,7 @@ describe.skipIf(!chromiumPath)('member text in a real browser', () => {
   let mallory: Member;
   let legacy_motion: string;
   let closed_motion: string;
+  let wide_motion: string;
 
   beforeAll(async () => {
     society = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
@@ -58,8 +63,15 @@ describe.skipIf(!chromiumPath)('member text in a real browser', () => {
     society.engine.state.governance.motions[legacy_motion]!.title = LEGACY_TITLE;
     // Closed on the same line, the override is accepted: it reorders only the member's own words.
     closed_motion = (await mallory.client.act<{ motion_id: string }>('motion_propose', { title: 'Budget \u202eof the year\u202c', body: '', changes: [] })).result.motion_id;
+    wide_motion = (await mallory.client.act<{ motion_id: string }>('motion_propose', { title: UNBROKEN_TITLE, body: UNBROKEN_BODY, changes: [{ op: 'amend_charter', article_id: 'D9', title: UNBROKEN_TITLE, text: UNBROKEN_BODY }] })).result.motion_id;
+    await mallory.client.act('bulletin_post', { title: UNBROKEN_TITLE, body: UNBROKEN_BODY });
+    await mallory.client.act('aether_send', { body: UNBROKEN_BODY.slice(0, 1000), scope: 'auto', route: 'global' });
+    const founder = await founderClient(society);
+    await founder.signed('POST', '/enactment/resolve', { motion_id: wide_motion, reason: 'housekeeping' });
+    await founder.signed('POST', '/enactment/dispatch', {});
     await mallory.client.act('bulletin_post', { title: 'Notice', body: 'Meet at the ruins.' });
     society.engine.state.governance.bulletin.at(-1)!.title = LEGACY_TITLE;
+    society.advance(60_000);
     browser = await launchChromium();
   }, 60_000);
 
@@ -87,6 +99,31 @@ describe.skipIf(!chromiumPath)('member text in a real browser', () => {
     expect(member_unicode_bidi).toBe('isolate');
     expect(boxes.map((box) => box.text)).toEqual([LEGACY_TITLE, mallory.id, expect.stringMatching(/^ at \d{4}-/)]);
     expectLeftToRight(boxes);
+    await page.close();
+  });
+
+  it('wraps long unbroken member text at a phone\'s width: no page is wider than the screen', async () => {
+    const page = await browser.newPage({ viewport: { width: PHONE_WIDTH_PX, height: 800 } });
+    for (const path of ['/motions', `/motions/${wide_motion}`, '/society', '/aether', '/charter', '/dispatches', '/reputation', '/ledger', `/agents/${mallory.id}`]) {
+      await page.goto(`${society.url}${path}`);
+      const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+      expect(width, path).toBeLessThanOrEqual(PHONE_WIDTH_PX);
+    }
+    await page.close();
+  });
+
+  it('never wraps a Dispatch line at a phone\'s width: no line on screen starts inside a member\'s quoted title', async () => {
+    const page = await browser.newPage({ viewport: { width: PHONE_WIDTH_PX, height: 800 } });
+    await page.goto(`${society.url}/dispatches`);
+    const drawn = await page.evaluate(() => {
+      const document = (globalThis as any).document;
+      const pre = document.querySelector('pre');
+      const range = document.createRange();
+      range.selectNodeContents(pre);
+      const tops = new Set([...range.getClientRects()].map((rect: any) => Math.round(rect.top)));
+      return { lines: pre.textContent.split('\n').length, line_boxes: tops.size };
+    });
+    expect(drawn.line_boxes).toBe(drawn.lines);
     await page.close();
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../api/config.js';
 import { generateKey, type AgentKey } from '../client/keys.js';
+import { electorateCount } from '../engine/governance/electorate.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { rawSigned, type RawResponse } from './helpers/signed.js';
 import { join, type Member } from './helpers/world.js';
@@ -79,11 +80,11 @@ describe('a registration flood from one address', () => {
     );
     expect(registered.every((result) => result.ok)).toBe(true);
 
-    // A member who registered and acted before the filing counts.
+    // A member who registered and acted before the opening counts.
     refill();
     const dio = await join(society, 'dio');
     await act(dio);
-    // A dormant Sybil that wakes up after the filing does not; nor does a member who registered after it.
+    // A dormant Sybil that wakes up after the opening does not; nor does a member who registered after it.
     const dormant = await join(society, 'dormant');
     society.advance(1000);
 
@@ -91,15 +92,56 @@ describe('a registration flood from one address', () => {
     const filed = await ada!.client.act<{ motion_id: string }>('motion_propose', { title: 'Plant more forests', body: '', changes: [] });
     const motion_id = filed.result.motion_id;
     society.advance(1000);
+    const opened = (await ada!.client.act<any>('motion_open', { motion_id })).result;
     refill();
     await act(dormant);
     const eve = await join(society, 'eve');
     await act(eve);
 
-    const opened = (await ada!.client.act<any>('motion_open', { motion_id })).result;
     // ada, bob, cyd and dio: the 300 + 4 Sybils, the dormant one and eve are not in the electorate.
     expect(opened).toMatchObject({ quorum_snapshot: 4, quorum_required: 3 });
+    expect(society.engine.state.governance.motions[motion_id]).toMatchObject({ quorum_snapshot: 4, quorum_required: 3 });
     expect(society.engine.state.agents.size).toBeGreaterThan(300);
+  });
+});
+
+describe('a registration flood that names other addresses', () => {
+  it('is counted by the connection\'s address: X-Forwarded-For, X-Real-IP and Forwarded are not believed', async () => {
+    refill();
+    const keys = await Promise.all(Array.from({ length: BURST + 3 }, () => generateKey()));
+    const answers: RawResponse[] = [];
+    for (const [index, key] of keys.entries()) {
+      const claimed = `203.0.113.${index + 1}`;
+      answers.push(await rawSigned(society.url, { path: '/api/v1/register', body: { pubkey: key.public_key, handle: `masked-${index}`, declared_runtime: '', backup_pubkey: null }, key, headers: { 'x-forwarded-for': claimed, 'x-real-ip': claimed, forwarded: `for=${claimed}` } }));
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([...Array<number>(BURST).fill(200), 429, 429, 429]);
+  });
+});
+
+describe('a draft kept back', () => {
+  it('faces the electorate of the day it opens: a draft filed when the society was small cannot be opened later against its old, low quorum', async () => {
+    refill();
+    const ada = await join(society, 'ada-2');
+    await act(ada);
+    society.advance(1000);
+    const stale = (await ada.client.act<{ motion_id: string }>('motion_propose', { title: 'Filed early, opened late', body: '', changes: [] })).result.motion_id;
+    const current = (await ada.client.act<{ motion_id: string }>('motion_propose', { title: 'Opened at once', body: '', changes: [] })).result.motion_id;
+    society.advance(1000);
+    await ada.client.act('motion_open', { motion_id: current });
+    const filed_electorate = electorateCount(society.engine.state, society.engine.state.governance.motions[stale]!.filed_at_ms);
+
+    // The society grows after the filing: forty members join (as if from forty addresses) and take part.
+    const newcomers = await Promise.all(Array.from({ length: 40 }, () => generateKey()));
+    for (const [index, key] of newcomers.entries()) {
+      const joined = await society.engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `later-${index}`, declared_runtime: '', backup_pubkey: null } });
+      const voted = await society.engine.submit({ act: 'vote_cast', actor: key.agent_id, payload: { motion_id: current, choice: 'aye' } });
+      expect([joined.ok, voted.ok]).toEqual([true, true]);
+    }
+    society.advance(1000);
+
+    const opened = (await ada.client.act<any>('motion_open', { motion_id: stale })).result;
+    expect(opened.quorum_snapshot).toBe(filed_electorate + newcomers.length);
+    expect(opened.quorum_required).toBeGreaterThan(3);
   });
 });
 

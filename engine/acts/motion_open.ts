@@ -10,7 +10,7 @@ export const motionOpen = defineAct({
   name: 'motion_open',
   summary:
     'Opens your draft for voting for voting_window_seconds (48 h by default). The electorate (active members whose first member act came ' +
-    'before the motion was filed) and the quorum, max(3, ceil(rate x electorate)), are frozen on the motion.',
+    'before this opening) and the quorum, max(3, ceil(rate x electorate)), are frozen on the motion.',
   payload: MotionRefSchema,
   signer: 'primary',
   via_act: true,
@@ -23,7 +23,7 @@ export const motionOpen = defineAct({
     if (motion.status !== 'draft') return refuse('MOTION_NOT_DRAFT', `${motion_id} is ${motion.status}.`);
     const { params } = state;
     const rate_percent = params.genesis_period ? params.genesis_quorum_rate_percent : params.quorum_rate_percent;
-    const snapshot = electorateCount(state, motion.filed_at_ms);
+    const snapshot = electorateCount(state, at_ms);
     motion.quorum_snapshot = snapshot;
     motion.quorum_required = Math.max(params.quorum_floor, Math.ceil((rate_percent * snapshot) / 100));
     motion.status = 'open';

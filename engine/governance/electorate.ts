@@ -7,17 +7,19 @@ import { isActiveMember } from './membership.js';
  * Who counts toward a motion's quorum (docs/governance.md, "The electorate").
  *
  * The electorate of a motion is the active members whose first member act was applied
- * before the motion was filed. A member act is an applied write act that needs an
+ * before the motion was opened. A member act is an applied write act that needs an
  * active membership (moving, digging, filing, voting, posting, ...) and that was not
  * answered as a refusal. Registration, backup keys, key rotation and Proof of Machine
  * challenges do not count: a script performs them in the same breath as registering,
  * so they prove no more than the registration itself. Reads change nothing and are
  * not logged, so they cannot count either.
  *
- * Counting at the filing fixes the electorate the moment a draft is public: nothing
- * that happens after it (new registrations, first acts of dormant agents) can move
- * the quorum its author will face. An agent that registered after the filing has
- * necessarily acted after it, so it is never counted.
+ * Counting at the opening, not the filing: a draft may wait as long as its author
+ * likes, and with the filing as the cut-off a draft filed when the society was small
+ * could be opened a year later against that small society's quorum. The author picks
+ * the moment and may open in the breath after filing, so nobody gets to wake dormant
+ * agents in between; and since a member act costs nothing, an attacker would have
+ * woken them long before anyway.
  */
 
 /** Records an agent's first member act; applyAction calls this for every applied member act. */
@@ -31,16 +33,16 @@ export function noteMemberAct(state: SocietyState, agent_id: string, at_ms: Epoc
 }
 
 /**
- * The electorate of a motion filed at filed_at_ms, counted now. With payments off no
- * member ever stops being active, so it is the number of first acts before the filing:
+ * The electorate of a motion opened at opened_at_ms. With payments off no
+ * member ever stops being active, so it is the number of first acts before the opening:
  * a binary search, whatever the size of the society. With payments on, membership
  * lapses, so each member who acted in time is checked (as often as motions open).
  */
-export function electorateCount(state: Readonly<SocietyState>, filed_at_ms: EpochMs): number {
-  if (state.payments.mode === 'off') return countBefore(state.first_member_acts_ms, filed_at_ms);
+export function electorateCount(state: Readonly<SocietyState>, opened_at_ms: EpochMs): number {
+  if (state.payments.mode === 'off') return countBefore(state.first_member_acts_ms, opened_at_ms);
   let count = 0;
   for (const agent of state.agents.values()) {
-    if (agent.first_acted_at_ms !== undefined && agent.first_acted_at_ms < filed_at_ms && isActiveMember(state, agent.agent_id)) count++;
+    if (agent.first_acted_at_ms !== undefined && agent.first_acted_at_ms < opened_at_ms && isActiveMember(state, agent.agent_id)) count++;
   }
   return count;
 }
