@@ -132,6 +132,21 @@ describe('a damaged store', () => {
     });
   }
 
+  it('refuses a store/ that is a file, and a DATA_DIR that is a file, naming them', async () => {
+    const { data_dir } = society();
+    const store_dir = join(data_dir, 'store');
+    rmSync(store_dir, { recursive: true });
+    writeFileSync(store_dir, 'not a folder');
+    const start = await startExpectingRefusal({ DATA_DIR: data_dir });
+    expect([start.served, start.code]).toEqual([false, 1]);
+    expect(start.stderr).toContain(`tessera refused to start: ${store_dir} is not a folder`);
+
+    const file = join(data_dir, 'founder.key.json');
+    const as_data_dir = await startExpectingRefusal({ DATA_DIR: file });
+    expect([as_data_dir.served, as_data_dir.code]).toEqual([false, 1]);
+    expect(as_data_dir.stderr).toContain(`tessera refused to start: DATA_DIR ${file} is not a folder`);
+  });
+
   it('still lets a new society be founded in an empty data folder', async () => {
     const data_dir = tempDir();
     made.push(data_dir);
