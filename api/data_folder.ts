@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATA_FILE } from '../engine/store/lmdb_store.js';
 import { FOUNDER_KEY_FILE } from './founder.js';
@@ -26,6 +26,7 @@ export class StartRefusedError extends Error {
  */
 export async function inspectDataFolder(data_dir: string): Promise<'new' | 'existing'> {
   const store_dir = join(data_dir, STORE_FOLDER);
+  if (existsSync(store_dir) && !statSync(store_dir).isDirectory()) throw new StartRefusedError(`${store_dir} is not a folder: a store is a folder holding ${DATA_FILE}`);
   if (existsSync(join(store_dir, DATA_FILE))) {
     const outcome = await checkStoreInChild(store_dir);
     if (!outcome.ok) throw new StartRefusedError(`${outcome.file} ${outcome.reason}`);
@@ -43,13 +44,15 @@ export async function inspectDataFolder(data_dir: string): Promise<'new' | 'exis
 }
 
 /**
- * Claims the data folder for this process, or refuses if another live process serves
+ * Makes the data folder if there is none, then claims it for this process, or refuses if another live process serves
  * it. LMDB lets several processes write one store, and two engines would each
  * overwrite the other's ticks and entries under the same keys. A pid file left by a
  * killed server names a process that is gone (or this one, when a container reuses
  * the pid) and is taken over. Returns the release, which removes the file.
  */
 export function claimDataFolder(data_dir: string): () => void {
+  if (existsSync(data_dir) && !statSync(data_dir).isDirectory()) throw new StartRefusedError(`DATA_DIR ${data_dir} is not a folder`);
+  mkdirSync(data_dir, { recursive: true });
   const file = join(data_dir, SERVER_PID_FILE);
   for (;;) {
     try {

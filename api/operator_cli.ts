@@ -8,6 +8,7 @@ import { TesseraClient, TesseraError } from '../client/sdk.js';
 import { verifyLedger } from '../client/verify.js';
 import { DATA_FILE, LmdbStore } from '../engine/store/lmdb_store.js';
 import { STORE_FOLDER } from './data_folder.js';
+import { FOUNDER_KEY_FILE } from './founder.js';
 import { checkStoreInChild } from './store_check.js';
 import { verifyStore } from './store_verify.js';
 
@@ -25,23 +26,39 @@ const USAGE = `tessera-operator: the operator's command line
   tessera-operator founder dispatch                      publish the Dispatch
   tessera-operator grant [--note TEXT]                   a one-time observer grant link
 
-Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FOUNDER_KEY_FILE (default ./data/founder.key.json)`;
+Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FOUNDER_KEY_FILE (default $DATA_DIR/founder.key.json, or ./data/founder.key.json)`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     url: { type: 'string' },
-    key: { type: 'string', default: 'data/founder.key.json' },
+    // The server's own default: the key it made in its data folder.
+    key: { type: 'string', default: join(process.env.DATA_DIR ?? 'data', FOUNDER_KEY_FILE) },
     reason: { type: 'string' },
     note: { type: 'string', default: '' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 const base_url = values.url ?? process.env.TESSERA_URL ?? 'http://127.0.0.1:8080';
+/** The server the command talks to, named when it cannot be reached. */
+let server_url = base_url;
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
 async function founder(): Promise<TesseraClient> {
-  return new TesseraClient(base_url, await parseKeyFile(JSON.parse(readFileSync(values.key!, 'utf8'))));
+  let text: string;
+  try {
+    text = readFileSync(values.key!, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read the Founder key file ${values.key} (${(error as NodeJS.ErrnoException).code ?? String(error)}); give it with --key FILE`);
+  }
+  return new TesseraClient(base_url, await parseKeyFile(JSON.parse(text)));
+}
+
+/** fetch says only "fetch failed"; the operator needs the address and why. */
+function unreachable(error: unknown): string | undefined {
+  if (!(error instanceof TypeError) || error.message !== 'fetch failed') return undefined;
+  const cause = error.cause as (Error & { code?: string }) | undefined;
+  return `cannot reach the server at ${server_url} (${cause?.code ?? cause?.message ?? 'no answer'}): is it running? Give its address with --url or TESSERA_URL`;
 }
 
 async function run(): Promise<number> {
@@ -59,7 +76,8 @@ async function run(): Promise<number> {
       return result.outcome === 'passed' ? 0 : 1;
     }
     case 'verify': {
-      const report = await verifyLedger(sub ?? base_url);
+      server_url = sub ?? base_url;
+      const report = await verifyLedger(server_url);
       print(report);
       return report.ok ? 0 : 1;
     }
@@ -126,7 +144,7 @@ run().then(
   (code) => process.exit(code),
   (error) => {
     if (error instanceof TesseraError) print(error.body);
-    console.error(`tessera-operator: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`tessera-operator: ${unreachable(error) ?? (error instanceof Error ? error.message : String(error))}`);
     process.exit(1);
   },
 );

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -57,7 +57,6 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
   const report = options.report ?? ((error, where) => logger.error({ where, err: error }, 'bug'));
   const log = options.log ?? ((line: Record<string, unknown>) => logger.info(line));
-  mkdirSync(config.data_dir, { recursive: true });
   const release = claimDataFolder(config.data_dir);
   let store: LmdbStore;
   try {

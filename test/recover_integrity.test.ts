@@ -4,6 +4,7 @@ import { open } from 'lmdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreIntegrityError } from '../engine/ledger_integrity.js';
 import { recoverState } from '../engine/recover.js';
+import type { StateImage } from '../engine/state.js';
 import { LmdbStore, NoStoreError } from '../engine/store/lmdb_store.js';
 import { tempDir } from './helpers/society.js';
 import { firstEntrySeq, folderState, stoppedSociety, tamperLedger } from './helpers/stores.js';
@@ -101,6 +102,40 @@ describe('recovering a store whose ledger was edited', () => {
     const error = await recoveryError(store_dir, false);
     expect(error.seq).toBe(victim_seq);
     expect(error.reason).toMatch(/^the log after tick \d+ does not replay: not a write act in the engine: no_such_act/);
+  });
+});
+
+/** Edits the newest snapshot only, as an attacker would: the ledger and the log stay as they were. */
+function editNewestSnapshot(store_dir: string, edit: (image: StateImage) => void): number {
+  const root = open({ path: store_dir, maxDbs: 8 });
+  const snapshots = root.openDB<StateImage, number>({ name: 'snapshots', keyEncoding: 'uint32' });
+  try {
+    const newest = Array.from(snapshots.getRange({ reverse: true, limit: 1 }))[0]!;
+    edit(newest.value);
+    snapshots.putSync(newest.key, newest.value);
+    return newest.key;
+  } finally {
+    void root.close();
+  }
+}
+
+describe('recovering a store whose snapshot was edited', () => {
+  const impostor = (image: StateImage) => {
+    image.agents.find((agent) => agent.handle === 'alpha')!.handle = 'impostor';
+  };
+
+  it('refuses a newest snapshot that is not the state the log produces', async () => {
+    const { store_dir } = storeCopy();
+    const tick = editNewestSnapshot(store_dir, impostor);
+    const error = await recoveryError(store_dir);
+    expect(error.reason).toMatch(new RegExp(`^the snapshot of tick ${tick} is not the state the log produces at that tick`));
+  });
+
+  it('a full replay refuses every stored snapshot the log does not produce', async () => {
+    const { store_dir } = storeCopy();
+    const tick = editNewestSnapshot(store_dir, impostor);
+    const error = await recoveryError(store_dir, false);
+    expect(error.reason).toMatch(new RegExp(`^the snapshot of tick ${tick} is not the state the log produces at that tick`));
   });
 });
 

@@ -117,6 +117,25 @@ describe('a damaged store', () => {
     });
   }
 
+  it('is refused at start-up and by replay, named, when a snapshot record is damaged so that it no longer decodes', async () => {
+    const { data_dir, store_dir } = society('snapshotted');
+    const root = open({ path: store_dir, maxDbs: 8 });
+    const snapshots = root.openDB<Buffer, number>({ name: 'snapshots', keyEncoding: 'uint32', encoding: 'binary' });
+    const tick = Array.from(snapshots.getKeys()).at(-1)!;
+    const damaged = Buffer.from(snapshots.get(tick)!);
+    for (let at = 40; at < 60; at++) damaged[at]! ^= 0xff;
+    snapshots.putSync(tick, damaged);
+    await root.close();
+    const message = `${join(store_dir, 'data.mdb')} cannot be read: the snapshot of tick ${tick} does not decode`;
+
+    const start = await startExpectingRefusal({ DATA_DIR: data_dir });
+    expect([start.served, start.code]).toEqual([false, 1]);
+    expect(start.stderr).toContain(`tessera refused to start: ${message}`);
+    const replay = await runOperator(['replay', data_dir]);
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toContain(message);
+  });
+
   for (const trace of ['founder.key.json', 'cookie.secret', 'backups']) {
     it(`is never replaced by a new society when the store is missing beside ${trace}`, async () => {
       const { data_dir } = society();
@@ -131,6 +150,21 @@ describe('a damaged store', () => {
       expect(folderState(data_dir)).toEqual(before);
     });
   }
+
+  it('refuses a store/ that is a file, and a DATA_DIR that is a file, naming them', async () => {
+    const { data_dir } = society();
+    const store_dir = join(data_dir, 'store');
+    rmSync(store_dir, { recursive: true });
+    writeFileSync(store_dir, 'not a folder');
+    const start = await startExpectingRefusal({ DATA_DIR: data_dir });
+    expect([start.served, start.code]).toEqual([false, 1]);
+    expect(start.stderr).toContain(`tessera refused to start: ${store_dir} is not a folder`);
+
+    const file = join(data_dir, 'founder.key.json');
+    const as_data_dir = await startExpectingRefusal({ DATA_DIR: file });
+    expect([as_data_dir.served, as_data_dir.code]).toEqual([false, 1]);
+    expect(as_data_dir.stderr).toContain(`tessera refused to start: DATA_DIR ${file} is not a folder`);
+  });
 
   it('still lets a new society be founded in an empty data folder', async () => {
     const data_dir = tempDir();

@@ -122,6 +122,14 @@ export class LmdbStore implements EngineStore {
     return newest?.value;
   }
 
+  snapshotTicks(): number[] {
+    return Array.from(this.snapshots.getKeys());
+  }
+
+  snapshotAt(tick: number): StateImage | undefined {
+    return this.snapshots.get(tick);
+  }
+
   ticksAfter(tick: number): Iterable<TickRecord> {
     return this.log.getRange({ start: tick + 1 }).map(({ value }) => JSON.parse(value) as TickRecord);
   }

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RootDatabase } from 'lmdb';
 import { DATA_FILE, STORE_DATABASES, openReadOnly } from './lmdb_store.js';
 
 /** Something wrong with a store's files, named by the file. */
@@ -82,6 +83,24 @@ function readAt(file: string, position: number, length: number): Buffer {
 }
 
 /**
+ * A snapshot is msgpack, decoded only when a start or a replay loads it: a flipped
+ * byte there would otherwise surface as a bare decoder message far from its file.
+ * Only the few kept snapshots are decoded, one at a time.
+ */
+function decodeEverySnapshot(root: RootDatabase): void {
+  const snapshots = root.openDB<unknown, number>({ name: 'snapshots', keyEncoding: 'uint32' });
+  for (const tick of Array.from(snapshots.getKeys())) {
+    let image: unknown;
+    try {
+      image = snapshots.get(tick);
+    } catch (error) {
+      throw new Error(`the snapshot of tick ${tick} does not decode (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (typeof image !== 'object' || image === null || (image as { tick?: unknown }).tick !== tick) throw new Error(`the snapshot of tick ${tick} does not decode to a state of that tick`);
+  }
+}
+
+/**
  * Opens the store read-only and reads every record of every database, so that any
  * page LMDB would trip over is touched here (in the probe's own process) rather than
  * later in the server. Throws what LMDB throws; may die by a signal on damage the
@@ -108,6 +127,7 @@ export async function readWholeStore(store_dir: string): Promise<StoreSummary> {
       if (name === 'log') Object.assign(summary, { log_records: count, last_tick: last_key });
       if (name === 'snapshots') summary.snapshots = count;
     }
+    decodeEverySnapshot(root);
     return summary;
   } finally {
     await root.close();

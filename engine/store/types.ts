@@ -27,6 +27,9 @@ export interface EngineStore {
   /** Resolves when everything queued so far is durable. */
   flushed(): Promise<void>;
   latestSnapshot(): StateImage | undefined;
+  /** The ticks of the snapshots kept, oldest first. */
+  snapshotTicks(): number[];
+  snapshotAt(tick: number): StateImage | undefined;
   ticksAfter(tick: number): Iterable<TickRecord>;
   lastTick(): number;
   /** The hash of the stored entry at seq, if there is one. */

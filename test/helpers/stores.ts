@@ -114,9 +114,9 @@ export function startExpectingRefusal(env: Record<string, string>): Promise<Exit
 }
 
 /** Runs `tessera-operator ARGS` (the built CLI) and collects what it says. */
-export function runOperator(args: string[]): Promise<Exited> {
+export function runOperator(args: string[], env: Record<string, string> = {}): Promise<Exited> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['dist/api/operator_cli.js', ...args], (error, stdout, stderr) => {
+    execFile(process.execPath, ['dist/api/operator_cli.js', ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       const failed = error as (Error & { code?: number; signal?: NodeJS.Signals }) | null;
       resolve({ code: failed ? (typeof failed.code === 'number' ? failed.code : null) : 0, signal: failed?.signal ?? null, stdout, stderr, served: false });
     });
