@@ -48,7 +48,8 @@ describe('restoring from a backup, by the steps in the README', () => {
     const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8'));
     expect(statSync(join(folder, 'data.mdb')).size).toBe(manifest.data_bytes);
     expect(await sha256sum(join(folder, 'data.mdb'))).toBe(manifest.data_sha256);
-    await run('sh', ['-c', 'mv $DATA_DIR/store $DATA_DIR/store.damaged-$(date +%s) && mkdir $DATA_DIR/store && cp $DATA_DIR/backups/$ID/data.mdb $DATA_DIR/store/data.mdb'], { env: { ...process.env, DATA_DIR: data_dir, ID: backup.backup_id } });
+    // The README's lines, as written there.
+    await run('sh', ['-c', 'B="$DATA_DIR/backups/$ID" && mv "$DATA_DIR/store" "$DATA_DIR/store.damaged-$(date +%s)" && mkdir "$DATA_DIR/store" && cp "$B/data.mdb" "$DATA_DIR/store/data.mdb"'], { env: { ...process.env, DATA_DIR: data_dir, ID: backup.backup_id } });
     expect(await sha256sum(join(data_dir, 'store', 'data.mdb'))).toBe(manifest.data_sha256);
     expect(await replay()).toEqual(at_backup);
 
