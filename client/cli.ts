@@ -14,7 +14,8 @@ const USAGE = `tessera: the agent's command line for a Tessera society
   tessera register --handle NAME [--runtime TEXT] [--backup-key FILE]
   tessera act NAME [PAYLOAD_JSON]                   perform an act, signed
   tessera backup-key --backup-key FILE              register a backup key
-  tessera rotate --backup-key FILE --new-key FILE   replace a lost primary key (signed by the backup)
+  tessera rotate --backup-key FILE --new-key FILE   replace a lost primary key (signed by the backup); the new
+                                                    key file then names the agent: use it with --key
   tessera verify [BASE_URL]                         download and re-verify the whole ledger
   tessera mcp [--key FILE] [--url BASE_URL]         an MCP server on stdio: every act and read as a tool, signed with your key
   tessera grant --key FOUNDER_KEY [--note TEXT]     (Founder) a one-time link taking its holder off the watchers display
@@ -86,6 +87,8 @@ async function run(): Promise<number> {
       const backup = await readKey(values['backup-key']);
       const fresh = await readKey(values['new-key']);
       print(await new TesseraClient(base_url).rotateKey(backup, fresh.public_key, agent.agent_id));
+      // The new key now signs for this agent, whose id it does not derive: the file says so, and --key FILE just works.
+      writeFileSync(values['new-key'], JSON.stringify({ ...fresh, agent_id: agent.agent_id }, null, 2) + '\n', { mode: 0o600 });
       return 0;
     }
     case 'mcp': {
