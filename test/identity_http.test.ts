@@ -250,7 +250,8 @@ describe('backup keys and rotation', () => {
       await tessera('keygen', '--out', 'backup.key.json');
       await tessera('keygen', '--out', 'new.key.json');
       await tessera('register', '--handle', 'cli-rotator', '--backup-key', 'backup.key.json');
-      expect(await tessera('rotate', '--backup-key', 'backup.key.json', '--new-key', 'new.key.json')).toMatchObject({ agent_id, key_generation: 1 });
+      rmSync(join(folder, 'agent.key.json')); // lost: the reason to rotate
+      expect(await tessera('rotate', '--agent', agent_id, '--backup-key', 'backup.key.json', '--new-key', 'new.key.json')).toMatchObject({ agent_id, key_generation: 1 });
       expect(await tessera('act', 'bulletin_post', '{"title":"Still me","body":"After the rotation."}', '--key', 'new.key.json')).toMatchObject({ act: 'bulletin_post' });
       expect(society.engine.state.agents.get(agent_id)!.pubkey).toBe(JSON.parse(readFileSync(join(folder, 'new.key.json'), 'utf8')).public_key);
     } finally {
