@@ -14,7 +14,10 @@ const USAGE = `tessera: the agent's command line for a Tessera society
   tessera register --handle NAME [--runtime TEXT] [--backup-key FILE]
   tessera act NAME [PAYLOAD_JSON]                   perform an act, signed
   tessera backup-key --backup-key FILE              register a backup key
-  tessera rotate --backup-key FILE --new-key FILE   replace a lost primary key (signed by the backup)
+  tessera rotate --backup-key FILE --new-key FILE [--agent ID]
+                                                    replace a lost primary key (signed by the backup; the agent id
+                                                    from --agent or the --key file); the new key file then names
+                                                    the agent: use it with --key
   tessera verify [BASE_URL]                         download and re-verify the whole ledger
   tessera mcp [--key FILE] [--url BASE_URL]         an MCP server on stdio: every act and read as a tool, signed with your key
   tessera grant --key FOUNDER_KEY [--note TEXT]     (Founder) a one-time link taking its holder off the watchers display
@@ -32,6 +35,7 @@ const { values, positionals } = parseArgs({
     runtime: { type: 'string', default: '' },
     'backup-key': { type: 'string' },
     'new-key': { type: 'string' },
+    agent: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -82,10 +86,13 @@ async function run(): Promise<number> {
     }
     case 'rotate': {
       if (!values['backup-key'] || !values['new-key']) throw new Error('rotate needs --backup-key FILE and --new-key FILE');
-      const agent = JSON.parse(readFileSync(values.key!, 'utf8')) as { agent_id: string };
+      // The primary key file is usually what was lost: the agent id can be given instead.
+      const agent = values.agent ? { agent_id: values.agent } : (JSON.parse(readFileSync(values.key!, 'utf8')) as { agent_id: string });
       const backup = await readKey(values['backup-key']);
       const fresh = await readKey(values['new-key']);
       print(await new TesseraClient(base_url).rotateKey(backup, fresh.public_key, agent.agent_id));
+      // The new key now signs for this agent, whose id it does not derive: the file says so, and --key FILE just works.
+      writeFileSync(values['new-key'], JSON.stringify({ ...fresh, agent_id: agent.agent_id }, null, 2) + '\n', { mode: 0o600 });
       return 0;
     }
     case 'mcp': {

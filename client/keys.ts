@@ -30,11 +30,17 @@ export async function verifyText(public_key: string, text: string, signature: st
   return verifyStrict(public_key, new TextEncoder().encode(text), signature);
 }
 
-/** Checks a parsed key file; a wrong or tampered file is refused before it signs anything. */
+/**
+ * Checks a parsed key file; a wrong or tampered file is refused before it signs anything.
+ * The file's agent_id is kept: after a rotation the agent's id is no longer the one its
+ * new key derives (an id the key does not hold only earns SIG_INVALID).
+ */
 export async function parseKeyFile(json: unknown): Promise<AgentKey> {
   const candidate = json as Partial<AgentKey> | null;
   if (!candidate || typeof candidate.private_key !== 'string') throw new Error('key file: private_key missing');
   const key = await keyFromSeed(fromBase64url(candidate.private_key));
   if (candidate.public_key !== undefined && candidate.public_key !== key.public_key) throw new Error('key file: public_key does not match private_key');
-  return key;
+  if (candidate.agent_id === undefined) return key;
+  if (typeof candidate.agent_id !== 'string' || !/^ag_[0-9a-f]{16}$/.test(candidate.agent_id)) throw new Error('key file: agent_id is not an agent id');
+  return { ...key, agent_id: candidate.agent_id };
 }

@@ -36,13 +36,53 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
  * an agent carries that request's proof, or nothing shows the agent asked (an operator
  * could otherwise invent a vote, a motion or a refused Bedrock filing). The system's
  * own entries (actor 'system') and the Founder's registration at genesis carry none.
+ *
+ * For each: the acts whose signed request can open it, and the data fields that repeat
+ * that request's payload and so must equal what was signed. A field marked `?` is
+ * compared only where the payload names a value; its null there leaves the choice to
+ * the engine (the tile you stand on, the top of the column). Without both, a proof
+ * would show only that the member signed something: an operator could flip a vote, or
+ * move a cosponsorship's proof onto an invented vote.
  */
-const REQUEST_OPENING_EVENTS = new Set([
-  'agent_registered', 'key_backup_registered', 'key_rotated', 'p0_refusal',
-  'motion_filed', 'motion_opened', 'motion_cosponsored', 'vote_cast', 'bulletin_posted', 'pom_challenge_issued',
-  'agent_moved', 'block_placed', 'block_broken', 'terrain_dug', 'resource_gathered', 'resource_sent', 'aether_sent', 'structure_built',
-  'grant_issued', 'dispatch_published', 'enactment_applied', 'motion_resolved_by_founder',
+const REQUEST_OPENING_EVENTS = new Map<string, { acts: string[]; signed_fields: string[] }>([
+  ['agent_registered', { acts: ['register'], signed_fields: ['pubkey', 'handle', 'declared_runtime', 'backup_pubkey'] }],
+  ['key_backup_registered', { acts: ['key_backup_register'], signed_fields: ['backup_pubkey'] }],
+  ['key_rotated', { acts: ['key_rotate'], signed_fields: ['new_pubkey'] }],
+  ['p0_refusal', { acts: ['motion_propose', 'enactment_apply', 'enactment_resolve'], signed_fields: [] }],
+  ['motion_filed', { acts: ['motion_propose'], signed_fields: ['title'] }],
+  ['motion_opened', { acts: ['motion_open'], signed_fields: ['motion_id'] }],
+  ['motion_cosponsored', { acts: ['motion_cosponsor'], signed_fields: ['motion_id'] }],
+  ['vote_cast', { acts: ['vote_cast'], signed_fields: ['motion_id', 'choice'] }],
+  ['bulletin_posted', { acts: ['bulletin_post'], signed_fields: ['title'] }],
+  ['pom_challenge_issued', { acts: ['pom_challenge'], signed_fields: ['intent'] }],
+  ['agent_moved', { acts: ['world_move'], signed_fields: ['path'] }],
+  ['block_placed', { acts: ['world_place_block'], signed_fields: ['x', 'y', 'z?', 'block_id'] }],
+  ['block_broken', { acts: ['world_break_block'], signed_fields: ['x', 'y', 'z?'] }],
+  ['terrain_dug', { acts: ['world_dig'], signed_fields: ['x', 'y', 'z?'] }],
+  ['resource_gathered', { acts: ['world_gather'], signed_fields: ['x?', 'y?'] }],
+  ['resource_sent', { acts: ['world_give'], signed_fields: ['to', 'resource', 'amount'] }],
+  ['aether_sent', { acts: ['aether_send'], signed_fields: [] }],
+  ['structure_built', { acts: ['aether_build_mast', 'aether_build_hub', 'aether_link', 'world_build_road'], signed_fields: ['relay_id?', 'from_relay_id', 'to_relay_id'] }],
+  ['grant_issued', { acts: ['grant_issue'], signed_fields: ['kind', 'note'] }],
+  ['dispatch_published', { acts: ['enactment_dispatch'], signed_fields: [] }],
+  ['enactment_applied', { acts: ['enactment_apply'], signed_fields: ['motion_id'] }],
+  ['motion_resolved_by_founder', { acts: ['enactment_resolve'], signed_fields: ['reason'] }],
 ]);
+
+/** The acts with a route of their own; every other act is named by the `act` field of a POST /api/v1/act body. */
+const ACT_OF_ROUTE = new Map([
+  ['/api/v1/register', 'register'],
+  ['/api/v1/keys/backup', 'key_backup_register'],
+  ['/api/v1/keys/rotate', 'key_rotate'],
+  ['/api/v1/pom/challenge', 'pom_challenge'],
+  ['/api/v1/grants', 'grant_issue'],
+  ['/enactment/dispatch', 'enactment_dispatch'],
+  ['/enactment/apply', 'enactment_apply'],
+  ['/enactment/resolve', 'enactment_resolve'],
+]);
+
+/** The only event whose proof may carry the body's digest instead of the body: the body is the refused Bedrock text. */
+const DIGEST_PROOF_EVENTS = new Set(['p0_refusal']);
 
 /**
  * Entries that follow the opening one within a request and carry no proof of their
@@ -51,6 +91,16 @@ const REQUEST_OPENING_EVENTS = new Set([
  * Each must sit right behind the request it belongs to, at the same time.
  */
 const FOLLOW_UP_EVENTS = new Set(['standing_awarded', 'biome_first_discovery', 'relic_found', 'resource_received']);
+
+/** The system's own entries: actor 'system', no proof. An agent is never their actor. */
+const SYSTEM_EVENTS = new Set(['society_founded', 'motion_closed', 'payment_recorded', 'payments_configured', 'grant_redeemed', 'backup_taken', 'restore_drill']);
+
+/** How the recipe treats an event type (undefined: one it does not know, which no agent may be the actor of). */
+export function eventClass(event_type: string): 'opens_request' | 'follows_request' | 'system' | undefined {
+  if (REQUEST_OPENING_EVENTS.has(event_type)) return 'opens_request';
+  if (FOLLOW_UP_EVENTS.has(event_type)) return 'follows_request';
+  return SYSTEM_EVENTS.has(event_type) ? 'system' : undefined;
+}
 
 export interface Problem {
   seq: number;
@@ -80,11 +130,11 @@ interface Keys {
 const ZERO_HASH = '0'.repeat(64);
 
 /** The fields through which identity events bring a key onto the ledger (a registration may carry backup_pubkey null). */
-const KEY_FIELDS: Record<string, string[]> = {
-  agent_registered: ['pubkey', 'backup_pubkey'],
-  key_backup_registered: ['backup_pubkey'],
-  key_rotated: ['new_pubkey'],
-};
+const KEY_FIELDS = new Map([
+  ['agent_registered', ['pubkey', 'backup_pubkey']],
+  ['key_backup_registered', ['backup_pubkey']],
+  ['key_rotated', ['new_pubkey']],
+]);
 
 /**
  * Checks a ledger entry by entry, needing nothing but the entries and the recipe:
@@ -133,12 +183,13 @@ export class LedgerChecker {
 
   private async checkProof(entry: WireEntry): Promise<string | undefined> {
     const { proof, data } = entry;
-    const identity_event = entry.event_type === 'agent_registered' || entry.event_type === 'key_backup_registered' || entry.event_type === 'key_rotated';
     const founder_genesis = entry.event_type === 'agent_registered' && entry.seq === 2 && data.role === 'founder';
-    const opens_a_request = REQUEST_OPENING_EVENTS.has(entry.event_type) && entry.actor !== 'system' && !founder_genesis;
+    const kind = eventClass(entry.event_type);
+    // An agent's event by 'system' would carry no proof, yet its data still names the agent.
+    if (kind === undefined || (kind === 'system') !== (entry.actor === 'system')) return `${entry.event_type} is not an entry ${entry.actor === 'system' ? 'the system' : 'an agent'} can be the actor of`;
     if (!proof) {
-      if (opens_a_request) return `${entry.event_type} carries no proof`;
-      return FOLLOW_UP_EVENTS.has(entry.event_type) && entry.actor !== 'system' ? this.strayFollowUp(entry) : undefined;
+      if (kind === 'opens_request' && !founder_genesis) return `${entry.event_type} carries no proof`;
+      return kind === 'follows_request' ? this.strayFollowUp(entry) : undefined;
     }
     const body_sha256 = await signedBodySha256(proof, this.primitives.sha256Hex);
     if (body_sha256 === undefined) return 'proof must carry exactly one of body and body_sha256 (64 lowercase hex digits)';
@@ -159,7 +210,7 @@ export class LedgerChecker {
     }
     const text = signingString({ method: proof.method, path: proof.path, agent_id: entry.actor, nonce: proof.nonce, body_sha256 });
     if (!(await this.primitives.verifySignature(signer_key, text, proof.signature))) return 'proof signature does not verify';
-    return this.signedDataMismatch(entry, identity_event);
+    return this.signedDataMismatch(entry);
   }
 
   /** A follow-up entry must belong to the request right before it: same time, and an agent that request names. */
@@ -175,24 +226,36 @@ export class LedgerChecker {
     else if (entry.actor === 'system') this.opening = undefined;
   }
 
-  /** For identity events the data must be what was signed, so an operator cannot swap a key. */
-  private signedDataMismatch(entry: WireEntry, identity_event: boolean): string | undefined {
-    // A digest proves who signed, not what: identity events must show the body their data is checked against.
-    if (entry.proof!.body === undefined) return identity_event ? `${entry.event_type} must carry its signed body, not only its digest` : undefined;
-    let body: Record<string, unknown>;
+  /**
+   * The signed request must be one that opens this event type, and the data must repeat
+   * what it asked for, so an operator can neither change a member's act nor turn one
+   * act's proof into another's.
+   */
+  private signedDataMismatch(entry: WireEntry): string | undefined {
+    const opening = REQUEST_OPENING_EVENTS.get(entry.event_type);
+    if (!opening) return `${entry.event_type} opens no signed request`;
+    const { path, body } = entry.proof!;
+    const route = path.split('?')[0]!;
+    if (body === undefined) {
+      // A digest proves who signed, not what: only an event whose body must stay unpublished may carry one.
+      if (!DIGEST_PROOF_EVENTS.has(entry.event_type)) return `${entry.event_type} must carry its signed body, not only its digest`;
+      return route === '/api/v1/act' || opening.acts.includes(ACT_OF_ROUTE.get(route) ?? '') ? undefined : `${entry.event_type} is not what a request to ${route} can open`;
+    }
+    let signed: Record<string, unknown>;
     try {
-      body = JSON.parse(entry.proof!.body) as Record<string, unknown>;
+      signed = JSON.parse(body) as Record<string, unknown>;
     } catch {
       return 'proof body is not JSON';
     }
-    const payload = (body.payload && typeof body.payload === 'object' ? body.payload : body) as Record<string, unknown>;
-    const fields: Record<string, string[]> = {
-      agent_registered: ['pubkey', 'handle', 'declared_runtime', 'backup_pubkey'],
-      key_backup_registered: ['backup_pubkey'],
-    };
-    if (entry.event_type === 'key_rotated') return payload.new_pubkey === entry.data.new_pubkey ? undefined : 'data differs from the signed body';
-    for (const field of fields[entry.event_type] ?? []) {
-      if (payload[field] !== entry.data[field]) return `data.${field} differs from the signed body`;
+    if (signed === null || typeof signed !== 'object') return 'proof body is not a JSON object';
+    const act = route === '/api/v1/act' ? signed.act : ACT_OF_ROUTE.get(route);
+    if (typeof act !== 'string' || !opening.acts.includes(act)) return `${entry.event_type} is not what the signed request asked for (${String(act ?? route)})`;
+    const payload = (route === '/api/v1/act' ? signed.payload ?? {} : signed) as Record<string, unknown>;
+    for (const spec of opening.signed_fields) {
+      const field = spec.replace(/\?$/, '');
+      const value = Object.hasOwn(payload, field) ? payload[field] : undefined;
+      if (spec.endsWith('?') && (value === undefined || value === null)) continue;
+      if (canonicalizeJson(value) !== canonicalizeJson(entry.data[field])) return `data.${field} differs from the signed body`;
     }
     return undefined;
   }
@@ -222,7 +285,7 @@ async function signedBodySha256(proof: WireProof, hash: CheckPrimitives['sha256H
 
 /** A key that is not a canonical prime-order point proves nothing (PROTOCOL.md section 2), so no ledger may register one. */
 function weakKeyIn(entry: WireEntry, isPrimeOrderKey: CheckPrimitives['isPrimeOrderKey']): string | undefined {
-  for (const field of KEY_FIELDS[entry.event_type] ?? []) {
+  for (const field of KEY_FIELDS.get(entry.event_type) ?? []) {
     const key = entry.data?.[field];
     if (key === null && field === 'backup_pubkey' && entry.event_type === 'agent_registered') continue;
     if (typeof key !== 'string' || !isPrimeOrderKey(key)) return `data.${field} is not a canonical prime-order ed25519 key`;

@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, type AgentKey } from '../client/keys.js';
 import { canonicalBody } from '../client/protocol.js';
@@ -236,6 +240,23 @@ describe('backup keys and rotation', () => {
     expect(old_key.code).toBe('SIG_INVALID');
     const renewed = new TesseraClient(url, { ...fresh, agent_id: key.agent_id });
     await renewed.registerBackupKey((await generateKey()).public_key);
+  });
+
+  it('keeps acting from the command line after `tessera rotate`, with the new key file, as the same agent', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
+    const tessera = async (...args: string[]) => JSON.parse((await promisify(execFile)(process.execPath, [resolve('dist/client/cli.js'), ...args, '--url', url], { cwd: folder })).stdout);
+    try {
+      const { agent_id } = await tessera('keygen');
+      await tessera('keygen', '--out', 'backup.key.json');
+      await tessera('keygen', '--out', 'new.key.json');
+      await tessera('register', '--handle', 'cli-rotator', '--backup-key', 'backup.key.json');
+      rmSync(join(folder, 'agent.key.json')); // lost: the reason to rotate
+      expect(await tessera('rotate', '--agent', agent_id, '--backup-key', 'backup.key.json', '--new-key', 'new.key.json')).toMatchObject({ agent_id, key_generation: 1 });
+      expect(await tessera('act', 'bulletin_post', '{"title":"Still me","body":"After the rotation."}', '--key', 'new.key.json')).toMatchObject({ act: 'bulletin_post' });
+      expect(society.engine.state.agents.get(agent_id)!.pubkey).toBe(JSON.parse(readFileSync(join(folder, 'new.key.json'), 'utf8')).public_key);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('refuses rotation for an agent without a backup key with 409 NO_BACKUP_KEY', async () => {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, signText, verifyText } from '../client/keys.js';
-import type { WireEntry } from '../client/ledger_check.js';
+import { eventClass, type WireEntry } from '../client/ledger_check.js';
 import { canonicalBody, sha256Hex, signingString } from '../client/protocol.js';
 import { verifyLedger } from '../client/verify.js';
 import { firstProblem, rehashFrom, withInvented } from './helpers/forged_ledger.js';
@@ -210,5 +211,58 @@ describe('every entry a member\'s request opens with', () => {
     const awarded = entries.find((entry) => entry.event_type === 'standing_awarded')!;
     const invented = await withInvented(entries, { at: '2031-01-01T00:00:00.000+00:00', event_type: 'standing_awarded', actor: awarded.actor, data: awarded.data });
     expect(await firstProblem(invented)).toEqual({ seq: invented.length, reason: expect.stringContaining('follows no signed request') });
+  });
+
+  /** A copy of the served ledger with one entry changed by `edit`, re-hashed from there as an operator would. */
+  const forgedAt = async (event_type: string, edit: (entry: WireEntry & { proof: any }) => void | Promise<void>) => {
+    const forged = structuredClone(entries);
+    const index = forged.findIndex((entry) => entry.event_type === event_type && entry.proof);
+    await edit(forged[index]! as WireEntry & { proof: any });
+    return { index, problem: await firstProblem(await rehashFrom(forged, index)) };
+  };
+
+  it('fails verification where the operator changes what the member asked for: a vote flipped, a gift redirected', async () => {
+    const flipped = await forgedAt('vote_cast', (entry) => void (entry.data.choice = 'nay'));
+    expect(flipped.problem).toEqual({ seq: flipped.index + 1, reason: 'data.choice differs from the signed body' });
+    const enlarged = await forgedAt('resource_sent', (entry) => void (entry.data.amount = 50));
+    expect(enlarged.problem).toEqual({ seq: enlarged.index + 1, reason: 'data.amount differs from the signed body' });
+  });
+
+  it('fails verification where the signed body is swapped for its digest, which only a Bedrock refusal may carry', async () => {
+    const hidden = await forgedAt('vote_cast', async (entry) => {
+      const { body, ...rest } = entry.proof;
+      entry.proof = { ...rest, body_sha256: await sha256Hex(body) };
+      entry.data.choice = 'nay';
+    });
+    expect(hidden.problem).toEqual({ seq: hidden.index + 1, reason: 'vote_cast must carry its signed body, not only its digest' });
+  });
+
+  it('fails verification where a member\'s proof is moved onto an entry of another act (a cosponsorship made a vote)', async () => {
+    const moved = await forgedAt('motion_cosponsored', (entry) => {
+      entry.event_type = 'vote_cast';
+      entry.data = { ...entry.data, choice: 'aye', revision: 1 };
+    });
+    expect(moved.problem).toEqual({ seq: moved.index + 1, reason: 'vote_cast is not what the signed request asked for (motion_cosponsor)' });
+  });
+
+  it('fails verification where an agent is the actor of an entry of a type the recipe does not know, or a member\'s act is the system\'s', async () => {
+    const member = entries.find((entry) => entry.event_type === 'vote_cast')!.actor;
+    const unknown = await withInvented(entries, { at: entries.at(-1)!.at, event_type: 'motion_withdrawn', actor: member, data: { agent_id: member } });
+    expect(await firstProblem(unknown)).toEqual({ seq: unknown.length, reason: 'motion_withdrawn is not an entry an agent can be the actor of' });
+    const vote = entries.find((entry) => entry.event_type === 'vote_cast')!;
+    const by_system = await withInvented(entries, { at: vote.at, event_type: 'vote_cast', actor: 'system', data: { ...vote.data, choice: 'nay' } });
+    expect(await firstProblem(by_system)).toEqual({ seq: by_system.length, reason: 'vote_cast is not an entry the system can be the actor of' });
+  });
+});
+
+describe('the recipe\'s event types', () => {
+  it('classify every event type the engine can emit, so a new one is not left unchecked by tessera verify', () => {
+    const sources = readdirSync(new URL('../engine', import.meta.url), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    const emitted = new Set<string>();
+    for (const file of sources) {
+      for (const match of readFileSync(new URL(`../engine/${file}`, import.meta.url), 'utf8').matchAll(/event_type: '([a-z0-9_]+)'/g)) emitted.add(match[1]!);
+    }
+    expect(emitted.size).toBeGreaterThanOrEqual(30);
+    expect([...emitted].filter((event_type) => eventClass(event_type) === undefined)).toEqual([]);
   });
 });
