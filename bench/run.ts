@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchLedgerAppend } from './ledger_append.js';
 import { machineLine, median } from './measure.js';
-import { benchSignatures } from './signatures.js';
+import { benchKeyJudging, benchSignatures } from './signatures.js';
 import { benchAllChunks, benchChunkEncode, benchMoves } from './world.js';
 import { benchVotes } from './governance.js';
 import { benchFeed, benchSends } from './aether.js';
@@ -61,6 +61,16 @@ const rows: Row[] = [
     measure: async () => {
       const r = await benchSignatures();
       return { subject: r.node, reference: r.noble };
+    },
+    samples: [],
+  },
+  {
+    figure: 'public key judged, fresh keys (keys/s)',
+    measured: 'libsodium crypto_core_ed25519_is_valid_point (server and engine)',
+    against: 'the same check on @noble/ed25519 (the portable client verifier)',
+    measure: async () => {
+      const r = await benchKeyJudging();
+      return { subject: r.sodium, reference: r.noble };
     },
     samples: [],
   },

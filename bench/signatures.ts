@@ -1,6 +1,9 @@
 import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import * as ed from '@noble/ed25519';
+import { isPrimeOrderPoint } from '../engine/identity.js';
+import { isPrimeOrderKey as portableIsPrimeOrderKey } from '../client/strict_ed25519.js';
 import { opsPerSecond } from './measure.js';
+import { freshPubkey } from './signing_member.js';
 
 /**
  * The server's verifier (node:crypto on a cached KeyObject) beside the pure-JS
@@ -36,4 +39,39 @@ export async function benchSignatures(): Promise<{ node: number; noble: number }
     1000,
   );
   return { node: rates.node!, noble: rates.noble! };
+}
+
+/**
+ * Judging a public key (canonical, prime order: PROTOCOL.md section 2), as the server
+ * and the engine do it with libsodium, beside the same check in pure JavaScript (the
+ * client verifier's, on @noble/ed25519). Every key is new to both: nothing cached.
+ */
+export async function benchKeyJudging(): Promise<{ sodium: number; noble: number }> {
+  // More keys than the slower judge gets through in its time, so neither ever meets one twice.
+  const keys = Array.from({ length: 8192 }, freshPubkey);
+  const raw = keys.map((key) => Buffer.from(key, 'base64url'));
+  let sodium_index = 0;
+  let noble_index = 0;
+  const rates = await opsPerSecond(
+    [
+      {
+        name: 'sodium',
+        ops_per_call: 1,
+        fn: () => {
+          if (!isPrimeOrderPoint(raw[sodium_index++ & 8191]!)) throw new Error('a fresh key judged weak');
+        },
+      },
+      {
+        name: 'noble',
+        ops_per_call: 1,
+        fn: () => {
+          const key = keys[noble_index++];
+          if (key === undefined) throw new Error('the key pool ran out: make it larger');
+          if (!portableIsPrimeOrderKey(key)) throw new Error('a fresh key judged weak');
+        },
+      },
+    ],
+    1000,
+  );
+  return { sodium: rates.sodium!, noble: rates.noble! };
 }

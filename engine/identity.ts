@@ -57,11 +57,16 @@ export function agentIdOf(pubkey: string): string {
 export function isPrimeOrderKey(pubkey: string): boolean {
   let verdict = verdicts.get(pubkey);
   if (verdict === undefined) {
-    verdict = PUBKEY_PATTERN.test(pubkey) && sodium.crypto_core_ed25519_is_valid_point(pubkeyBytes(pubkey));
+    verdict = PUBKEY_PATTERN.test(pubkey) && isPrimeOrderPoint(pubkeyBytes(pubkey));
     if (verdicts.size >= verdicts_max) verdicts.clear();
     verdicts.set(pubkey, verdict);
   }
   return verdict;
+}
+
+/** libsodium's judgement of 32 raw bytes, uncached: canonical y, on the curve, not of small order, in the prime-order subgroup. */
+export function isPrimeOrderPoint(bytes: Uint8Array): boolean {
+  return sodium.crypto_core_ed25519_is_valid_point(bytes);
 }
 
 // The same key is judged by the authenticator, then by apply in the next tick, and again
