@@ -9,7 +9,7 @@ import { chainEntry } from '../engine/ledger.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { BareLedger } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
-import { fakePubkey, registerMembers } from './members.js';
+import { freshPubkey, registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
 
 function history(count: number): AetherMessage[] {
@@ -37,7 +37,7 @@ export async function benchSends(sender_count = 2048): Promise<{ engine: number;
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-aether-'));
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
-  const engine = await Engine.open(store, { founder_pubkey: fakePubkey(), params: { aether_messages_per_minute_max: 1000, pom_deadline_ms: 60_000 } }, { clock: () => (now += 1) });
+  const engine = await Engine.open(store, { founder_pubkey: freshPubkey(), params: { aether_messages_per_minute_max: 1000, pom_deadline_ms: 60_000 } }, { clock: () => (now += 1) });
   const bare = new BareLedger(dir);
   try {
     const ids = await registerMembers(engine, sender_count, 'speaker');

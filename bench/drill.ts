@@ -6,8 +6,8 @@ import { drillTarget, restoreDrill } from '../api/operations/drill.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { recoverState } from '../engine/recover.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { fakePubkey } from './members.js';
-import { freshPubkey, SigningMember } from './signing_member.js';
+import { freshPubkey } from './members.js';
+import { SigningMember } from './signing_member.js';
 
 /**
  * A society with at least a million ledger entries: a backup half-way, then a restore
@@ -18,7 +18,7 @@ export async function benchDrill(entries_target = 1_000_000): Promise<{ drill_se
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-drill-'));
   const store = new LmdbStore(join(dir, 'store'));
   let now = Date.parse('2026-11-21T10:00:00Z');
-  const engine = await Engine.open(store, { founder_pubkey: fakePubkey() }, { clock: () => (now += 1), snapshot_every_ticks: 40 });
+  const engine = await Engine.open(store, { founder_pubkey: freshPubkey() }, { clock: () => (now += 1), snapshot_every_ticks: 40 });
   try {
     // Signed for real: the drill checks every member entry's proof, as it would on a society grown over HTTP.
     const signers = Array.from({ length: 1024 }, () => ({ member: new SigningMember(), backups: [freshPubkey(), freshPubkey()] as const }));

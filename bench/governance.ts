@@ -9,7 +9,7 @@ import type { Motion } from '../engine/governance/governance_state.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { BareLedger } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
-import { fakePubkey, registerMembers } from './members.js';
+import { freshPubkey, registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
 
 const votes_per_call = 1024;
@@ -29,7 +29,7 @@ export async function benchVotes(member_count = 10_000): Promise<{ engine: numbe
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-votes-'));
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
-  const engine = await Engine.open(store, { founder_pubkey: fakePubkey(), params: { voting_window_seconds: 30 * 86_400 } }, { clock: () => (now += 1) });
+  const engine = await Engine.open(store, { founder_pubkey: freshPubkey(), params: { voting_window_seconds: 30 * 86_400 } }, { clock: () => (now += 1) });
   const bare = new BareLedger(dir);
   try {
     const ids = await registerMembers(engine, member_count, 'voter');

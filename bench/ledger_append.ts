@@ -7,8 +7,7 @@ import { Engine, type Submission } from '../engine/engine.js';
 import { chainEntry } from '../engine/ledger.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { opsPerSecond } from './measure.js';
-import { fakePubkey, registerMembers } from './members.js';
-import { freshPubkey } from './signing_member.js';
+import { freshPubkey, registerMembers } from './members.js';
 
 // One full tick (actions_per_tick_max) per call, so both sides commit one transaction per call.
 const batch_size = 1024;
@@ -24,7 +23,7 @@ export async function benchLedgerAppend(): Promise<{ engine: number; bare: numbe
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
-  const engine = await Engine.open(store, { founder_pubkey: fakePubkey() }, { clock: () => (now += 1) });
+  const engine = await Engine.open(store, { founder_pubkey: freshPubkey() }, { clock: () => (now += 1) });
   const actors = await registerMembers(engine, agents_count, 'bench');
 
   const proof = { method: 'POST', path: '/api/v1/keys/backup', nonce: randomBytes(18).toString('base64url'), body: '', signature: randomBytes(64).toString('base64url') };

@@ -9,7 +9,7 @@ import { TesseraClient } from '../client/sdk.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { firstJsonLine } from './child.js';
-import { fakePubkey, registerMembers } from './members.js';
+import { freshPubkey, registerMembers } from './members.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
@@ -114,8 +114,15 @@ async function grow(store_path: string, loaders: { agent_id: string; jwk: { x: s
     const others: string[] = [];
     for (let done = loaders.length; done < size.members; done += 10_000) others.push(...(await registerMembers(engine, Math.min(10_000, size.members - done), `member-${done}`)));
     const fillers = others.length > 0 ? others : loaders.map((loader) => loader.agent_id);
+    // Each filler swaps between two backup keys of its own: a fresh key per act would cost a key
+    // generation and a judging (~100 µs) per entry of a million.
+    const filler_keys = fillers.map(() => [freshPubkey(), freshPubkey()] as const);
+    const swaps = fillers.map(() => 0);
     while (engine.state.ledger_head.seq < size.ledger_entries) {
-      const batch: Submission[] = Array.from({ length: 4096 }, (_, i) => ({ act: 'key_backup_register', actor: fillers[i % fillers.length]!, payload: { backup_pubkey: fakePubkey() } }));
+      const batch: Submission[] = Array.from({ length: 4096 }, (_, i) => {
+        const filler = i % fillers.length;
+        return { act: 'key_backup_register', actor: fillers[filler]!, payload: { backup_pubkey: filler_keys[filler]![swaps[filler]!++ % 2]! } };
+      });
       await Promise.all(batch.map((submission) => engine.submit(submission)));
     }
     await engine.drain();

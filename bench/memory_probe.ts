@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../engine/engine.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { fakePubkey, registerMembers } from './members.js';
+import { freshPubkey, registerMembers } from './members.js';
 
 /**
  * Run as its own process by the bench: a society with the whole plane and
@@ -13,7 +13,7 @@ const agents = Number(process.argv[2] ?? 10_000);
 const dir = mkdtempSync(join(tmpdir(), 'tessera-memory-'));
 const store = new LmdbStore(join(dir, 'store'));
 let now = Date.parse('2026-11-21T10:00:00Z');
-const engine = await Engine.open(store, { founder_pubkey: fakePubkey() }, { clock: () => (now += 1) });
+const engine = await Engine.open(store, { founder_pubkey: freshPubkey() }, { clock: () => (now += 1) });
 await registerMembers(engine, agents, 'member');
 await engine.drain();
 global.gc?.();

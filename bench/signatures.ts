@@ -3,7 +3,7 @@ import * as ed from '@noble/ed25519';
 import { isPrimeOrderPoint } from '../engine/identity.js';
 import { isPrimeOrderKey as portableIsPrimeOrderKey } from '../client/strict_ed25519.js';
 import { opsPerSecond } from './measure.js';
-import { freshPubkey } from './signing_member.js';
+import { freshPubkey } from './members.js';
 
 /**
  * The server's verifier (node:crypto on a cached KeyObject) beside the pure-JS

@@ -4,11 +4,6 @@ import { canonicalJson, sha256Hex } from '../engine/canonical.js';
 import type { Submission } from '../engine/engine.js';
 import { agentIdOf } from '../engine/identity.js';
 
-/** A fresh ed25519 public key (base64url), by node:crypto: about 50 µs, far less than a scalar multiplication in JavaScript. */
-export function freshPubkey(): string {
-  return generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x as string;
-}
-
 /**
  * A member that signs its acts for real, for societies grown straight through the
  * engine (at engine speed, not HTTP speed) that must still pass a restore drill or

@@ -13,7 +13,7 @@ import { BIOME_WATER } from '../engine/world/materials.js';
 import { createWorld, chunkPlanes, type WorldState } from '../engine/world/world_state.js';
 import { BareLedger } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
-import { fakePubkey, registerMembers } from './members.js';
+import { freshPubkey, registerMembers } from './members.js';
 
 const BENCH_SEED = 'tessera-genesis';
 
@@ -90,7 +90,7 @@ export async function benchMoves(agent_count = 10_000): Promise<{ engine: number
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-moves-'));
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
-  const engine = await Engine.open(store, { founder_pubkey: fakePubkey(), world_seed: BENCH_SEED, params: { ap_at_registration: 1_000_000, ap_cap: 1_000_000 } }, { clock: () => (now += 1) });
+  const engine = await Engine.open(store, { founder_pubkey: freshPubkey(), world_seed: BENCH_SEED, params: { ap_at_registration: 1_000_000, ap_cap: 1_000_000 } }, { clock: () => (now += 1) });
   const bare = new BareLedger(dir);
   try {
     const ids = await registerMembers(engine, agent_count, 'walker');

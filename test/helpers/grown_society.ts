@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { takeBackup, type TakenBackup } from '../../api/operations/backups.js';
 import { Engine, type Submission } from '../../engine/engine.js';
 import { LmdbStore } from '../../engine/store/lmdb_store.js';
-import { freshPubkey, SigningMember } from '../../bench/signing_member.js';
+import { freshPubkey } from '../../bench/members.js';
+import { SigningMember } from '../../bench/signing_member.js';
 import { startChildServer } from './child_server.js';
 
 export interface GrownSociety {
