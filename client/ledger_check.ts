@@ -92,6 +92,21 @@ const DIGEST_PROOF_EVENTS = new Set(['p0_refusal']);
  */
 const FOLLOW_UP_EVENTS = new Set(['standing_awarded', 'biome_first_discovery', 'relic_found', 'resource_received']);
 
+/**
+ * Which opening entry each follow-up can come behind: a relic only from a dig, a first
+ * discovery only from arriving on a tile (a move, or the first arrival at registration),
+ * standing by its reason. Without it an operator could invent a relic behind a member's
+ * bulletin post. Keyed by event type, or `standing_awarded:<reason>`.
+ */
+const FOLLOW_UP_OPENERS = new Map<string, readonly string[]>([
+  ['resource_received', ['resource_sent']],
+  ['relic_found', ['terrain_dug']],
+  ['biome_first_discovery', ['agent_moved', 'agent_registered']],
+  ['standing_awarded:relic_found', ['terrain_dug']],
+  ['standing_awarded:exploration', ['agent_moved', 'agent_registered']],
+  ['standing_awarded:biome_first_discovery', ['agent_moved', 'agent_registered']],
+]);
+
 /** The system's own entries: actor 'system', no proof. An agent is never their actor. */
 const SYSTEM_EVENTS = new Set(['society_founded', 'motion_closed', 'payment_recorded', 'payments_configured', 'grant_redeemed', 'backup_taken', 'restore_drill']);
 
@@ -213,10 +228,12 @@ export class LedgerChecker {
     return this.signedDataMismatch(entry);
   }
 
-  /** A follow-up entry must belong to the request right before it: same time, and an agent that request names. */
+  /** A follow-up entry must belong to the request right before it: same time, an act that can produce it, and an agent that request names. */
   private strayFollowUp(entry: WireEntry): string | undefined {
     const opening = this.opening;
     if (!opening || opening.at !== entry.at) return `${entry.event_type} follows no signed request of its own`;
+    const kind = entry.event_type === 'standing_awarded' ? `standing_awarded:${String(entry.data?.reason)}` : entry.event_type;
+    if (!FOLLOW_UP_OPENERS.get(kind)?.includes(opening.event_type)) return `${kind} cannot come of a ${opening.event_type} request`;
     const named = entry.event_type === 'resource_received' ? (opening.event_type === 'resource_sent' ? opening.data.to : undefined) : opening.actor;
     return named === entry.actor ? undefined : `${entry.event_type} is for an agent the signed request before it does not name`;
   }

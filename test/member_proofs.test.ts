@@ -213,6 +213,16 @@ describe('every entry a member\'s request opens with', () => {
     expect(await firstProblem(invented)).toEqual({ seq: invented.length, reason: expect.stringContaining('follows no signed request') });
   });
 
+  it('fails verification where a gain is invented behind a request that cannot produce it: a relic behind a bulletin post', async () => {
+    const posted = entries.findIndex((entry) => entry.event_type === 'bulletin_posted');
+    const { actor, at } = entries[posted]!;
+    const upto_post = entries.slice(0, posted + 1);
+    const relic = await withInvented(upto_post, { event_type: 'relic_found', actor, at, data: { agent_id: actor, site: { x: 1, y: 1, z: 1 } } });
+    expect(await firstProblem(relic)).toEqual({ seq: posted + 2, reason: 'relic_found cannot come of a bulletin_posted request' });
+    const standing = await withInvented(upto_post, { event_type: 'standing_awarded', actor, at, data: { agent_id: actor, points: 50, reason: 'relic_found', standing: 50 } });
+    expect(await firstProblem(standing)).toEqual({ seq: posted + 2, reason: 'standing_awarded:relic_found cannot come of a bulletin_posted request' });
+  });
+
   /** A copy of the served ledger with one entry changed by `edit`, re-hashed from there as an operator would. */
   const forgedAt = async (event_type: string, edit: (entry: WireEntry & { proof: any }) => void | Promise<void>) => {
     const forged = structuredClone(entries);
