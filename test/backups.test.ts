@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, truncateSync, writeSync, closeSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BACKUPS_FOLDER, INCOMPLETE_PREFIX } from '../api/operations/backups.js';
+import { BACKUPS_FOLDER, INCOMPLETE_PREFIX, listBackups } from '../api/operations/backups.js';
 import type { TesseraClient } from '../client/sdk.js';
 import { open } from 'lmdb';
 import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
@@ -104,6 +105,25 @@ describe('backups', () => {
     expect((await request(society.url, '/healthz')).status).toBe(200);
     const entries = (await request(society.url, '/api/v1/ledger?limit=1000')).body.entries;
     expect(entries.at(-1)).toMatchObject({ event_type: 'restore_drill', data: { outcome: 'failed', backup_id: null } });
+  });
+});
+
+describe('the order of backups', () => {
+  it('is the order they were taken, not their seqs: after a restore, retention keeps and the drill takes the new history\'s', () => {
+    const data_dir = mkdtempSync(join(tmpdir(), 'tessera-backup-order-'));
+    try {
+      // Taken before a restore to seq 50: seq 900 at t=1000 and seq 950 at t=2000; after it, seq 60 at t=3000.
+      for (const backup_id of ['000000000900-1000', '000000000950-2000', '000000000060-3000']) {
+        const folder = join(data_dir, BACKUPS_FOLDER, backup_id);
+        mkdirSync(folder, { recursive: true });
+        writeFileSync(join(folder, 'data.mdb'), Buffer.alloc(16));
+        const seq = Number(backup_id.slice(0, 12));
+        writeFileSync(join(folder, 'manifest.json'), JSON.stringify({ format: 1, backup_id, ledger_seq: seq, ledger_hash: 'a'.repeat(64), data_bytes: 16, data_sha256: 'b'.repeat(64), created_at: '2026-11-23T10:00:00.000Z' }));
+      }
+      expect(listBackups(data_dir).map((backup) => backup.backup_id)).toEqual(['000000000900-1000', '000000000950-2000', '000000000060-3000']);
+    } finally {
+      rmSync(data_dir, { recursive: true, force: true });
+    }
   });
 });
 

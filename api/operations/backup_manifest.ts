@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const BACKUP_DATA_FILE = 'data.mdb';
-/** Folder names of complete backups: the ledger seq (zero-padded) and the time, so names sort in order. */
+/** Folder names of complete backups: the ledger seq (zero-padded) and the time taken in ms (listings order by the time). */
 export const BACKUP_ID = /^\d{12}-\d+$/;
 
 /**

@@ -63,10 +63,19 @@ export function scanBackups(data_dir: string): BackupScan {
     }
     scan.complete.push({ backup_id: name, path, manifest: read.manifest });
   }
+  // Oldest taken first, by the time in the name, not by its seq: after a restore the next
+  // backups have lower seqs than those of the history given up, and it is they that
+  // retention must keep and the drill must take.
+  scan.complete.sort((a, b) => takenAtMs(a.backup_id) - takenAtMs(b.backup_id) || a.backup_id.localeCompare(b.backup_id));
   return scan;
 }
 
-/** Complete backups, oldest first. */
+/** The time a backup was taken, from its name (`<seq>-<ms>`). */
+function takenAtMs(backup_id: string): number {
+  return Number(backup_id.slice(backup_id.indexOf('-') + 1));
+}
+
+/** Complete backups, oldest taken first. */
 export function listBackups(data_dir: string): Backup[] {
   return scanBackups(data_dir).complete;
 }
