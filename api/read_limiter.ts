@@ -1,7 +1,5 @@
 import type { Middleware } from 'koa';
-import { clientAddressKey } from './client_address.js';
-import { RefusalError } from './refusal_error.js';
-import { TokenBuckets } from './token_buckets.js';
+import { AddressLimit } from './address_limit.js';
 
 export interface ReadLimits {
   /** Sustained reads per second per client address. */
@@ -19,18 +17,19 @@ export interface NonceLimits {
 
 /**
  * A token bucket per client address for public reads (GET and HEAD); /healthz and
- * /api/v1/nonce are exempt here (the nonce route has its own limit, nonceLimiter).
+ * /api/v1/nonce are exempt here (the nonce route has its own limit, nonceLimit).
  * Past the burst, 429 RATE_LIMITED with Retry-After. Signed writes have their own limits
  * in the engine.
  */
 export function readLimiter(limits: ReadLimits, clock: () => number): Middleware {
-  const buckets = new TokenBuckets({ tokens_per_second: limits.reads_per_second, burst: limits.burst_reads }, clock);
+  const limit = new AddressLimit(
+    { tokens_per_second: limits.reads_per_second, burst: limits.burst_reads },
+    `At most ${limits.reads_per_second} reads a second per client (bursts of ${limits.burst_reads}).`,
+    clock,
+  );
   return async (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path === '/healthz' || ctx.path === '/api/v1/nonce') return next();
-    const taken = buckets.take(clientAddressKey(ctx.ip));
-    if (!taken.granted) {
-      throw RefusalError.of('RATE_LIMITED', `At most ${limits.reads_per_second} reads a second per client (bursts of ${limits.burst_reads}).`, { retry_after_seconds: taken.retry_after_seconds });
-    }
+    limit.check(ctx.ip);
     await next();
   };
 }
@@ -40,26 +39,12 @@ export function readLimiter(limits: ReadLimits, clock: () => number): Middleware
  * (see NonceBook), so this only keeps one client from spending the server's CPU on
  * them; an agent acting in a loop needs few, as each signed answer carries the next.
  */
-export class NonceLimiter {
-  private readonly clients: TokenBuckets;
-
-  constructor(private readonly limits: NonceLimits, clock: () => number) {
-    this.clients = new TokenBuckets({ tokens_per_second: limits.nonces_per_second, burst: limits.burst_nonces }, clock);
-  }
-
-  /** Clients with a bucket now (bounded). */
-  get tracked(): number {
-    return this.clients.size;
-  }
-
-  /** Throws 429 RATE_LIMITED, with Retry-After, once the client at this address is past its limit. */
-  check(ip: string): void {
-    const taken = this.clients.take(clientAddressKey(ip));
-    if (!taken.granted) {
-      const { retry_after_seconds } = taken;
-      throw RefusalError.of('RATE_LIMITED', `At most ${this.limits.nonces_per_second} nonces a second per client (bursts of ${this.limits.burst_nonces}); sign your next request with the X-Next-Nonce of the last answer instead.`, { retry_after_seconds });
-    }
-  }
+export function nonceLimit(limits: NonceLimits, clock: () => number): AddressLimit {
+  return new AddressLimit(
+    { tokens_per_second: limits.nonces_per_second, burst: limits.burst_nonces },
+    `At most ${limits.nonces_per_second} nonces a second per client (bursts of ${limits.burst_nonces}); sign your next request with the X-Next-Nonce of the last answer instead.`,
+    clock,
+  );
 }
 
 /** What every HTML page is allowed to load: its own script and style, nothing inline, nothing framed. */

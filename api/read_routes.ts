@@ -7,7 +7,7 @@ import { isoAt } from '../engine/time.js';
 import { agentRules } from './agent_rules.js';
 import { activeMemberCount } from '../engine/governance/membership.js';
 import type { NonceBook } from './nonces.js';
-import { NonceLimiter, type NonceLimits } from './read_limiter.js';
+import { nonceLimit, type NonceLimits } from './read_limiter.js';
 import { LedgerPages } from './ledger_pages.js';
 import { parseOrThrow, queryInt, queryLimit } from './parse.js';
 
@@ -43,9 +43,9 @@ export function mountReadRoutes(router: Routes, deps: ReadDeps): void {
     ctx.body = { status: 'ok', ledger_seq: store.ledgerHead().seq };
   });
 
-  const nonce_limiter = new NonceLimiter(deps.nonce_limits, deps.clock);
+  const nonce_limit = nonceLimit(deps.nonce_limits, deps.clock);
   router.get('/api/v1/nonce', (ctx) => {
-    nonce_limiter.check(ctx.ip);
+    nonce_limit.check(ctx.ip);
     const { agent } = parseOrThrow(NonceQuery, ctx.query, ['query']);
     const issued = nonces.issue(agent);
     ctx.set('Cache-Control', 'no-store');

@@ -1,7 +1,5 @@
 import type { Middleware } from 'koa';
-import { clientAddressKey } from './client_address.js';
-import { RefusalError } from './refusal_error.js';
-import { TokenBuckets } from './token_buckets.js';
+import { AddressLimit } from './address_limit.js';
 
 export interface RegistrationLimits {
   /** Sustained registrations an hour per client address (an IPv6 client: per /64). */
@@ -18,14 +16,13 @@ export interface RegistrationLimits {
  * address could register thousands of members a minute (see docs/governance.md, Sybils).
  */
 export function registrationLimiter(limits: RegistrationLimits, clock: () => number): Middleware {
-  const buckets = new TokenBuckets({ tokens_per_second: limits.registrations_per_hour / 3600, burst: limits.burst_registrations }, clock);
+  const limit = new AddressLimit(
+    { tokens_per_second: limits.registrations_per_hour / 3600, burst: limits.burst_registrations },
+    `At most ${limits.registrations_per_hour} registrations an hour per client address (bursts of ${limits.burst_registrations}).`,
+    clock,
+  );
   return async (ctx, next) => {
-    const taken = buckets.take(clientAddressKey(ctx.ip));
-    if (!taken.granted) {
-      throw RefusalError.of('RATE_LIMITED', `At most ${limits.registrations_per_hour} registrations an hour per client address (bursts of ${limits.burst_registrations}).`, {
-        retry_after_seconds: taken.retry_after_seconds,
-      });
-    }
+    limit.check(ctx.ip);
     await next();
   };
 }

@@ -106,7 +106,17 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
   let self_url = '';
   const operations = new Operations(engine, store, { data_dir: config.data_dir, backup_every_seconds: config.backup_every_seconds, backups_kept: config.backups_kept }, clock, log);
-  const app = createApp({ engine, processor, store, nonces, chunks, clock, operations, metrics, cookie_secret: cookieSecret(config), read_limits: config.read_limits, registration_limits: config.registration_limits, nonce_limits: config.nonce_limits, log, public_url: config.public_url, self_url: () => self_url, body_limit_bytes: config.body_limit_bytes, started_at_ms: clock(), report });
+  const app = createApp({
+    engine, processor, store, nonces, chunks, clock, operations, metrics, log, report,
+    cookie_secret: cookieSecret(config),
+    read_limits: config.read_limits,
+    registration_limits: config.registration_limits,
+    nonce_limits: config.nonce_limits,
+    public_url: config.public_url,
+    self_url: () => self_url,
+    body_limit_bytes: config.body_limit_bytes,
+    started_at_ms: clock(),
+  });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);

@@ -88,15 +88,11 @@ const DIGEST_PROOF_EVENTS = new Set(['p0_refusal']);
  * Entries that follow the opening one within a request and carry no proof of their
  * own: the requester's gains (standing_awarded, biome_first_discovery, relic_found),
  * and resource_received, whose actor is the recipient of the resource_sent before it.
- * Each must sit right behind the request it belongs to, at the same time.
- */
-const FOLLOW_UP_EVENTS = new Set(['standing_awarded', 'biome_first_discovery', 'relic_found', 'resource_received']);
-
-/**
- * Which opening entry each follow-up can come behind: a relic only from a dig, a first
- * discovery only from arriving on a tile (a move, or the first arrival at registration),
- * standing by its reason. Without it an operator could invent a relic behind a member's
- * bulletin post. Keyed by event type, or `standing_awarded:<reason>`.
+ * Each must sit right behind the request it belongs to, at the same time, and that
+ * request must be one that can produce it: a relic only from a dig, a first discovery
+ * only from arriving on a tile (a move, or the first arrival at registration),
+ * standing by its reason. Without that an operator could invent a relic behind a
+ * member's bulletin post. Keyed by event type, or `standing_awarded:<reason>`.
  */
 const FOLLOW_UP_OPENERS = new Map<string, readonly string[]>([
   ['resource_received', ['resource_sent']],
@@ -106,6 +102,8 @@ const FOLLOW_UP_OPENERS = new Map<string, readonly string[]>([
   ['standing_awarded:exploration', ['agent_moved', 'agent_registered']],
   ['standing_awarded:biome_first_discovery', ['agent_moved', 'agent_registered']],
 ]);
+
+const FOLLOW_UP_EVENTS = new Set(Array.from(FOLLOW_UP_OPENERS.keys(), (kind) => kind.split(':')[0]!));
 
 /** The system's own entries: actor 'system', no proof. An agent is never their actor. */
 const SYSTEM_EVENTS = new Set(['society_founded', 'motion_closed', 'payment_recorded', 'payments_configured', 'grant_redeemed', 'backup_taken', 'restore_drill']);

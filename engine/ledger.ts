@@ -67,7 +67,9 @@ export const LEDGER_RECIPE =
   'base64url ed25519 signature by the actor\'s primary key as registered earlier on this ledger ' +
   '(by data.pubkey itself on agent_registered, by the backup key on key_rotated). ' +
   'Every entry that opens an agent\'s signed request (an act, a vote, a motion, a p0_refusal) carries that request\'s proof; ' +
-  'entries that follow it within the same request (standing_awarded, biome_first_discovery, relic_found for the requester; resource_received for the recipient named in resource_sent) carry none and share its at. A p0_refusal\'s proof is in the body_sha256 form, equal to its data.payload_sha256; every other proof carries its body, ' +
+  'entries that follow it within the same request (standing_awarded, biome_first_discovery, relic_found for the requester; ' +
+  'resource_received for the recipient named in resource_sent) carry none and share its at. ' +
+  'A p0_refusal\'s proof is in the body_sha256 form, equal to its data.payload_sha256; every other proof carries its body, ' +
   'which must request the act that opens that event type, and the data fields that repeat the request (a vote\'s motion_id and choice, ...) must equal it. ' +
   'An agent is never the actor of a system event, nor the system of an agent\'s. ' +
   'Every key an entry brings in (data.pubkey, data.backup_pubkey, data.new_pubkey) must be the canonical base64url of the canonical ' +

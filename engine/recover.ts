@@ -33,7 +33,10 @@ export function recoverState(store: EngineStore, options: RecoverOptions = {}): 
   const through_seq = state.ledger_head.seq;
   const checked = checkStoredChain(store.ledgerEntries(1), through_seq, (seq) => options.on_entry_checked?.(seq, through_seq));
   if (checked.hash !== state.ledger_head.hash) {
-    throw new StoreIntegrityError(through_seq, `differs from the head recorded by the snapshot of tick ${state.tick}: the ledger up to here was rewritten (a full replay names the first rewritten entry)`);
+    throw new StoreIntegrityError(
+      through_seq,
+      `differs from the head recorded by the snapshot of tick ${state.tick}: the ledger up to here was rewritten (a full replay names the first rewritten entry)`,
+    );
   }
   if (newest !== undefined) {
     const previous = snapshot_ticks.at(-2);

@@ -122,7 +122,11 @@ async function drillFrom(scratch: string, backup: Backup, live: LmdbStore, targe
     if (restored_hash !== target.state_hash) return { failed: `the restored state hash ${restored_hash} differs from the live ${target.state_hash}` };
     const unproven = await firstProofProblem(live, target.ledger_seq + 1, (progress) => on_progress({ backup_id, phase: 'proofs', done: progress.done, total: target.ledger_seq }));
     if (unproven) return { failed: `the live ledger fails the recipe at seq ${unproven.seq}: ${unproven.reason}`, first_bad_seq: unproven.seq };
-    return { passed: `restored ${backup_id} (seq ${backup_head}) and replayed the live log to seq ${target.ledger_seq}, every entry equal to the live one byte for byte and every proof verified; state hash ${restored_hash}; head ${target.ledger_hash}` };
+    return {
+      passed:
+        `restored ${backup_id} (seq ${backup_head}) and replayed the live log to seq ${target.ledger_seq}, ` +
+        `every entry equal to the live one byte for byte and every proof verified; state hash ${restored_hash}; head ${target.ledger_hash}`,
+    };
   } finally {
     await restored.close();
   }

@@ -79,7 +79,8 @@ export class Operations {
       for (const skipped of result.skipped) this.log({ event: 'backup_skipped', ...skipped });
       this.log({ event: 'restore_drill', outcome: result.outcome, detail: result.detail, ...(result.first_bad_seq !== undefined ? { first_bad_seq: result.first_bad_seq } : {}) });
       if (this.stopping.signal.aborted) return result;
-      const outcome = await this.engine.submit({ act: 'restore_drill', actor: 'system', payload: { outcome: result.outcome, detail: result.detail.slice(0, DETAIL_CHARS_MAX), backup_id: result.backup_id } });
+      const payload = { outcome: result.outcome, detail: result.detail.slice(0, DETAIL_CHARS_MAX), backup_id: result.backup_id };
+      const outcome = await this.engine.submit({ act: 'restore_drill', actor: 'system', payload });
       if (!outcome.ok) throw new Error(`restore_drill refused: ${outcome.code}`);
       return { ...result, recorded_at_seq: outcome.entries[0]!.seq };
     });

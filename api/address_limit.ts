@@ -1,0 +1,22 @@
+import { clientAddressKey } from './client_address.js';
+import { RefusalError } from './refusal_error.js';
+import { TokenBuckets, type BucketRate } from './token_buckets.js';
+
+/**
+ * A limit per client address (an IPv6 client counts as its /64): past the burst,
+ * 429 RATE_LIMITED with Retry-After and the message given. The read, nonce and
+ * registration limits are each one of these.
+ */
+export class AddressLimit {
+  private readonly buckets: TokenBuckets;
+
+  constructor(rate: BucketRate, private readonly refusal_message: string, clock: () => number) {
+    this.buckets = new TokenBuckets(rate, clock);
+  }
+
+  /** Takes one of this address's tokens, or throws the refusal. */
+  check(ip: string): void {
+    const taken = this.buckets.take(clientAddressKey(ip));
+    if (!taken.granted) throw RefusalError.of('RATE_LIMITED', this.refusal_message, { retry_after_seconds: taken.retry_after_seconds });
+  }
+}
