@@ -10,6 +10,9 @@ import { requireJsonBodies } from './json_only.js';
 import { limitBodyNesting } from './nesting_limit.js';
 import type { NonceBook } from './nonces.js';
 import { mountReadRoutes } from './read_routes.js';
+import { mountReads } from './read_mount.js';
+import { READ_CATALOGUE } from '../engine/read_catalogue.js';
+import type { ReadContext } from '../engine/read.js';
 import { mountWorldRoutes } from './world_routes.js';
 import { mountGovernanceRoutes } from './governance_routes.js';
 import { mountAetherRoutes } from './aether_routes.js';
@@ -65,6 +68,7 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   const authenticator = new Authenticator(() => deps.engine.state, deps.nonces, new SignatureVerifier());
   const json_body = compose([requireJsonBodies(), koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }), limitBodyNesting()]);
   const router = new Routes(json_body);
+  mountReads(router, READ_CATALOGUE, () => readContextOf(deps));
   mountReadRoutes(router, deps);
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
@@ -96,4 +100,15 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.
   app.use(router.middleware());
   return Object.assign(app, { routes: router.listing() });
+}
+
+/** What a view of the read catalogue sees, taken afresh for each request. */
+function readContextOf(deps: AppDeps): ReadContext {
+  const { engine, store } = deps;
+  return {
+    state: engine.state,
+    at_ms: deps.clock(),
+    ledger: { head: () => store.ledgerHead(), page: (from, limit) => store.ledgerPage(from, limit) },
+    host: { started_at_ms: deps.started_at_ms, queue_depth: engine.queue_depth },
+  };
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { currentCharter } from '../engine/governance/governance_state.js';
 import { FOUNDER_CONDUCT } from '../engine/governance/law.js';
-import { isRefusal, findMotion, motionView, rollView, ayeShare } from '../engine/governance/motion_rules.js';
+import { isRefusal, findMotion, rollView, ayeShare } from '../engine/governance/motion_rules.js';
 import { isoAt } from '../engine/time.js';
 import { charterMarkdown, prohibitionsMarkdown } from '../render/law_markdown.js';
 import { chronicleRss } from '../render/chronicle_rss.js';
@@ -14,8 +14,6 @@ import { reputationOf, leaderboard } from './reputation.js';
 import { railOf } from './pages/frame.js';
 
 // Built once: a zod schema costs far more to build than to run.
-export const MOTION_STATUSES = z.enum(['draft', 'open', 'passed', 'enacted', 'failed']);
-const MotionListQuery = z.object({ status: MOTION_STATUSES.optional(), limit: queryLimit(100, 500) });
 const DispatchesQuery = z.object({ limit: queryLimit(30, 200) });
 const ChronicleQuery = z.object({ before: queryInt.optional(), limit: queryLimit(50, 500) });
 const LeaderboardQuery = z.object({ limit: queryLimit(100, 1000) });
@@ -36,22 +34,6 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock, pu
     if (isRefusal(motion)) throw new RefusalError(motion);
     return motion;
   };
-
-  router.get('/api/v1/motions', (ctx) => {
-    const { status, limit } = parseOrThrow(MotionListQuery, ctx.query, ['query']);
-    const now = clock();
-    const motions = Object.values(governance().motions)
-      .filter((motion) => !status || motion.status === status)
-      .reverse()
-      .slice(0, limit)
-      .map((motion) => motionView(motion, now));
-    ctx.body = { motions };
-  });
-
-  router.get('/api/v1/motions/:motion_id', (ctx) => {
-    const motion = motionOr404(ctx.params.motion_id!);
-    ctx.body = { ...motionView(motion, clock()), roll: rollView(motion) };
-  });
 
   router.get('/api/v1/motions/:motion_id/votes', (ctx) => {
     const motion = motionOr404(ctx.params.motion_id!);

@@ -5,7 +5,6 @@ import type { Engine } from '../engine/engine.js';
 import type { LmdbStore } from '../engine/store/lmdb_store.js';
 import { isoAt } from '../engine/time.js';
 import { agentRules } from './agent_rules.js';
-import { activeMemberCount } from '../engine/governance/membership.js';
 import type { NonceBook } from './nonces.js';
 import { nonceLimit, type NonceLimits } from './read_limiter.js';
 import { LedgerPages } from './ledger_pages.js';
@@ -19,9 +18,6 @@ const LedgerQuery = z.object({
   from: queryInt.pipe(z.int().min(1)).default(1),
   limit: queryLimit(500, ledger_page_max),
 });
-
-export const GENESIS_NOTE =
-  'While the genesis period is on, the quorum rate is relaxed; the quorum floor of 3 votes is enforced all the same.';
 
 interface ReadDeps {
   engine: Engine;
@@ -60,23 +56,5 @@ export function mountReadRoutes(router: Routes, deps: ReadDeps): void {
     if (full) ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.type = 'application/json';
     ctx.body = body;
-  });
-
-  router.get('/api/v1/status', (ctx) => {
-    const state = engine.state;
-    ctx.body = {
-      society: state.society_name,
-      api_version: '0.1.0',
-      now: isoAt(deps.clock()),
-      started_at: isoAt(deps.started_at_ms),
-      agents: state.agents.size,
-      members_active: activeMemberCount(state),
-      founder: state.founder_agent_id,
-      payments: state.payments.mode,
-      ledger: store.ledgerHead(),
-      engine: { tick: state.tick, queue_depth: engine.queue_depth, clock: isoAt(state.clock_ms) },
-      genesis_period: { active: state.params.genesis_period, note: GENESIS_NOTE },
-      params: state.params,
-    };
   });
 }

@@ -1,7 +1,6 @@
 import type { Routes } from './routes.js';
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
-import { WORLD_PARAM_NAMES } from '../engine/params.js';
 import { CHUNK_OUT_OF_BOUNDS } from '../engine/acts/world_map.js';
 import { inChunks, inWorld, tileIndex } from '../engine/world/geometry.js';
 import { isRevealed } from '../engine/world/world_state.js';
@@ -28,11 +27,6 @@ export function mountWorldRoutes(router: Routes, { engine, chunks }: WorldReadDe
     if (!inChunks(chunk_x, chunk_y)) throw RefusalError.of('OUT_OF_BOUNDS', CHUNK_OUT_OF_BOUNDS, { chunk_x, chunk_y });
     return { chunk_x, chunk_y };
   };
-
-  router.get('/api/v1/world/params', (ctx) => {
-    const params = engine.state.params;
-    ctx.body = Object.fromEntries(WORLD_PARAM_NAMES.map((name) => [name, params[name]]));
-  });
 
   router.get('/api/v1/world/tile/:x/:y', (ctx) => {
     const { x, y } = parseOrThrow(TilePath, ctx.params, ['path']);

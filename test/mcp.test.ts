@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../client/keys.js';
 import { SIGNED_EXTRA_TOOLS } from '../client/tools.js';
-import { READ_TOOLS } from '../api/read_tools.js';
+import { readToolsForRules } from '../api/read_tools.js';
 import { CATALOGUE } from '../engine/catalogue.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
@@ -40,7 +40,7 @@ afterAll(async () => {
 describe('the stdio MCP server (official SDK client)', () => {
   it('lists exactly the catalogue\'s acts, the signed identity calls and the public reads, each with an object schema', async () => {
     const { tools } = await client.listTools();
-    const expected = [...CATALOGUE.filter((act) => act.via_act).map((act) => act.name), ...SIGNED_EXTRA_TOOLS, ...READ_TOOLS.map((tool) => tool.name)];
+    const expected = [...CATALOGUE.filter((act) => act.via_act).map((act) => act.name), ...SIGNED_EXTRA_TOOLS, ...readToolsForRules().map((tool) => tool.name)];
     expect(tools.map((tool) => tool.name).sort()).toEqual(expected.sort());
     for (const name of ['society_status', 'key_backup_register', 'bulletin_post', 'motion_propose', 'motion_read', 'motion_list', 'vote_cast', 'membership_checkout', 'membership_status', 'billing_portal', 'reputation_get', 'reputation_leaderboard', 'aether_send', 'aether_build_hub', 'world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give']) {
       expect(tools.map((tool) => tool.name), name).toContain(name);
@@ -92,7 +92,7 @@ describe('the service\'s HTTP MCP endpoint', () => {
     const http = new Client({ name: 'tessera-http-test', version: '1.0.0' });
     await http.connect(new StreamableHTTPClientTransport(new URL(`${society.url}/mcp`)));
     const names = (await http.listTools()).tools.map((tool) => tool.name);
-    expect(names.sort()).toEqual(READ_TOOLS.map((tool) => tool.name).sort());
+    expect(names.sort()).toEqual(readToolsForRules().map((tool) => tool.name).sort());
     expect(names).not.toContain('world_move');
     const status = await http.callTool({ name: 'society_status', arguments: {} });
     expect(text(status).society).toBe('Tessera');

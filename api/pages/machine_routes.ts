@@ -3,7 +3,7 @@ import type { Engine } from '../../engine/engine.js';
 import { CATALOGUE } from '../../engine/catalogue.js';
 import { escapeHtml } from '../../render/escape.js';
 import { openApiDocument } from '../openapi.js';
-import { READ_TOOLS } from '../read_tools.js';
+import { readToolsForRules } from '../read_tools.js';
 import { SIGNED_EXTRA_TOOLS } from '../../client/tools.js';
 
 const STATIC_PAGES = ['/', '/society', '/charter', '/prohibitions', '/for-agents', '/motions', '/ledger', '/treasury', '/world', '/dispatches', '/aether', '/reputation', '/health-page', '/society.md', '/motions.md', '/dispatches.md', '/world.md', '/reputation.md', '/aether.md', '/ledger.md', '/treasury.md', '/health-page.md'];
@@ -58,7 +58,7 @@ export function mountMachineRoutes(router: Routes, { engine, public_url }: { eng
       tools: [
         ...CATALOGUE.filter((act) => act.via_act).map((act) => ({ name: act.name, description: act.summary, signed: true })),
         ...SIGNED_EXTRA_TOOLS.map((name) => ({ name, signed: true })),
-        ...READ_TOOLS.map((tool) => ({ name: tool.name, description: tool.description, signed: false })),
+        ...readToolsForRules().map((tool) => ({ name: tool.name, description: tool.description, signed: false })),
       ],
     };
   });

@@ -14,15 +14,15 @@ import { agentPage, aetherPage, ledgerEntryPage, ledgerPage, reputationPage, wor
 import { forAgentsPage, healthPage, homePage, societyPage, type SocietyView } from '../../render/pages/society_pages.js';
 import { feedPage, messageView } from '../aether_routes.js';
 import { parseOrThrow, queryInt } from '../parse.js';
-import { GENESIS_NOTE } from '../read_routes.js';
-import { MOTION_STATUSES } from '../governance_routes.js';
+import { GENESIS_NOTE } from '../../engine/reads/society_status.js';
+import { MotionStatusSchema } from '../../engine/reads/motions.js';
 import { leaderboard, reputationOf } from '../reputation.js';
 import { pageFrame, type FrameDeps } from './frame.js';
 import { ownValue } from '../../engine/keyed.js';
 
 const page_size = 50;
 
-const MotionsPageQuery = z.object({ status: MOTION_STATUSES.optional() });
+const MotionsPageQuery = z.object({ status: MotionStatusSchema.optional() });
 const BeforeIdQuery = z.object({ before_id: queryInt.optional() });
 const BeforeQuery = z.object({ before: queryInt.optional() });
 
