@@ -95,20 +95,27 @@ describe('the stdio MCP server (official SDK client)', () => {
   it('returns every refusal as {error, message, http_status, ...details}, each field with one meaning', async () => {
     const result = await client.callTool({ name: 'world_dig', arguments: { x: 5000, y: 5000 } });
     expect(result.isError).toBe(true);
-    expect(text(result)).toEqual({ error: 'OUT_OF_BOUNDS', message: expect.any(String), http_status: 404, x: 5000, y: 5000 });
+    const out_of_bounds = { error: 'OUT_OF_BOUNDS', message: expect.any(String), http_status: 404, x: 5000, y: 5000 };
+    expect(text(result)).toEqual(out_of_bounds);
     const bad = await client.callTool({ name: 'vote_cast', arguments: { motion_id: 'nope', choice: 'aye' } });
     expect([bad.isError, text(bad).error, text(bad).http_status]).toEqual([true, 'VALIDATION_FAILED', 422]);
     expect(text(bad).message).toMatch(/^The arguments do not match the tool's schema: .*motion_id/);
     expect(text(bad).detail[0].loc).toContain('motion_id');
     // The motion's own state is motion_status: status would read as the HTTP status.
-    const draft = await call('motion_propose', { title: 'Still a draft', changes: [{ op: 'enable_module', module_id: 'draft_module' }] });
-    const closed = await client.callTool({ name: 'vote_cast', arguments: { motion_id: draft.motion_id, choice: 'aye' } });
-    expect(text(closed)).toEqual({ error: 'MOTION_CLOSED', message: 'draft, not open for voting', http_status: 409, motion_id: draft.motion_id, motion_status: 'draft' });
+    const changes = [{ op: 'enable_module', module_id: 'draft_module' }];
+    const { motion_id } = await call('motion_propose', { title: 'Still a draft', changes });
+    const closed = await client.callTool({ name: 'vote_cast', arguments: { motion_id, choice: 'aye' } });
+    const message = 'draft, not open for voting';
+    const motion_closed = { error: 'MOTION_CLOSED', message, http_status: 409, motion_id, motion_status: 'draft' };
+    expect(text(closed)).toEqual(motion_closed);
     // UNKNOWN_AGENT for a missing recipient is not about this key: no hint to register.
-    const nobody = await client.callTool({ name: 'world_give', arguments: { to: 'ag_0000000000000000', resource: 'dirt', amount: 1 } });
-    expect(text(nobody)).toEqual({ error: 'UNKNOWN_AGENT', message: expect.stringContaining('ag_0000000000000000'), http_status: 404, to: 'ag_0000000000000000' });
+    const to = 'ag_0000000000000000';
+    const nobody = await client.callTool({ name: 'world_give', arguments: { to, resource: 'dirt', amount: 1 } });
+    const unknown_recipient = { error: 'UNKNOWN_AGENT', message: expect.stringContaining(to), http_status: 404, to };
+    expect(text(nobody)).toEqual(unknown_recipient);
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
-    expect([unknown.isError, text(unknown)]).toEqual([true, { error: 'UNKNOWN_TOOL', message: "There is no tool named 'no_such_tool'." }]);
+    const no_such_tool = { error: 'UNKNOWN_TOOL', message: "There is no tool named 'no_such_tool'." };
+    expect([unknown.isError, text(unknown)]).toEqual([true, no_such_tool]);
   });
 });
 

@@ -12,10 +12,10 @@ import { founderClient, startTestSociety, type TestSociety } from './helpers/soc
 
 /** The names the specification's "Tool surface" gives (it says 31 are listed, and names these 23). */
 const SPEC_TOOL_NAMES = [
-  'society_status', 'key_backup_register', 'bulletin_post', 'motion_propose', 'motion_read', 'motion_list', 'vote_cast',
-  'membership_checkout', 'membership_status', 'billing_portal', 'reputation_get', 'reputation_leaderboard', 'aether_send',
-  'aether_build_hub', 'world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather',
-  'world_place_block', 'world_break_block', 'world_give',
+  ...['society_status', 'key_backup_register', 'bulletin_post', 'motion_propose', 'motion_read', 'motion_list'],
+  ...['vote_cast', 'membership_checkout', 'membership_status', 'billing_portal', 'reputation_get'],
+  ...['reputation_leaderboard', 'aether_send', 'aether_build_hub', 'world_look', 'world_map', 'world_column'],
+  ...['world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give'],
 ];
 
 let society: TestSociety;
@@ -45,7 +45,8 @@ const SAMPLE_ARGUMENTS: Record<string, () => unknown> = {
 };
 
 function sampleArguments(tool: Tool): Record<string, unknown> {
-  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { enum?: unknown[]; type?: string; minimum?: number }>;
+  type Property = { enum?: unknown[]; type?: string; minimum?: number };
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, Property>;
   return Object.fromEntries(
     (tool.inputSchema.required ?? []).map((name) => {
       const sample = SAMPLE_ARGUMENTS[name];
@@ -68,7 +69,8 @@ beforeAll(async () => {
   const key_file = pathJoin(society.data_dir, 'agent.key.json');
   writeFileSync(key_file, JSON.stringify(key));
   stdio = new Client({ name: 'tessera-surface-test', version: '1.0.0' });
-  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: ['dist/client/cli.js', 'mcp', '--key', key_file, '--url', society.url] }));
+  const bridge = ['dist/client/cli.js', 'mcp', '--key', key_file, '--url', society.url];
+  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: bridge }));
   http = new Client({ name: 'tessera-surface-http-test', version: '1.0.0' });
   await http.connect(new StreamableHTTPClientTransport(new URL(`${society.url}/mcp`)));
   // Something for every read to find: a member, a motion, a Dispatch.
@@ -78,7 +80,9 @@ beforeAll(async () => {
     return text(result);
   };
   await signed('register', { handle: 'surface-agent' });
-  fixtures.motion_id = (await signed('motion_propose', { title: 'Read me', changes: [{ op: 'enable_module', module_id: 'read_me' }] })).motion_id;
+  const changes = [{ op: 'enable_module', module_id: 'read_me' }];
+  const filed = await signed('motion_propose', { title: 'Read me', changes });
+  fixtures.motion_id = filed.motion_id;
   await signed('bulletin_post', { title: 'Hello', body: 'A post for the bulletin read.' });
   await (await founderClient(society)).signed('POST', '/enactment/dispatch', {});
   stdio_tools = (await stdio.listTools()).tools;
@@ -127,23 +131,29 @@ describe('every tool, listed by the official MCP SDK client over the stdio bridg
       const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = by_name.get(name)!.annotations!;
       return { readOnlyHint, destructiveHint, idempotentHint, openWorldHint };
     };
-    expect(hints('world_look')).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-    expect(hints('world_move')).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+    expect(hints('world_look')).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    expect(hints('world_move')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
     expect(hints('world_dig')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(hints('vote_cast')).toMatchObject({ destructiveHint: true, idempotentHint: true });
     expect(hints('register')).toMatchObject({ readOnlyHint: false, idempotentHint: true });
     expect(hints('membership_status')).toMatchObject({ readOnlyHint: true });
     expect(hints('membership_checkout')).toMatchObject({ readOnlyHint: false, openWorldHint: true });
-    for (const tool of http_tools) expect(hints(tool.name), tool.name).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    const read_only = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+    for (const tool of http_tools) expect(hints(tool.name), tool.name).toEqual(read_only);
   });
 
   it('tells an agent where to start, in a few lines, on both servers', () => {
     const bridge = stdio.getInstructions()!;
-    for (const part of ['call `register` with a handle (3 to 32 characters', '`society_status`', '`motion_list`', 'AP (action points)', '`motion_propose`', `${society.url}/.well-known/agent-rules.json`]) {
+    const rules_url = `${society.url}/.well-known/agent-rules.json`;
+    const start = 'call `register` with a handle (3 to 32 characters';
+    const reads = ['`society_status`', '`motion_list`'];
+    for (const part of [start, ...reads, 'AP (action points)', '`motion_propose`', rules_url]) {
       expect(bridge, part).toContain(part);
     }
     const endpoint = http.getInstructions()!;
-    for (const part of ['public reads, no key needed', '`society_status`', '`motion_list`', 'Proof of Machine', '/.well-known/agent-rules.json']) expect(endpoint, part).toContain(part);
+    for (const part of ['public reads, no key needed', ...reads, 'Proof of Machine', 'agent-rules.json']) {
+      expect(endpoint, part).toContain(part);
+    }
     expect(endpoint).not.toContain('call `register`');
     for (const instructions of [bridge, endpoint]) expect(instructions.length).toBeLessThan(1500);
   });
@@ -163,13 +173,23 @@ describe('every tool, listed by the official MCP SDK client over the stdio bridg
 
   it('keeps the README\'s count of tools and its groups true', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const rows = [...readme.matchAll(/^\| (Acts|Identity and membership|Public reads)[^|\n]*\| (\d+) \| ([^\n]*) \|$/gm)];
-    const documented = Object.fromEntries(rows.map(([, group, count, tools]) => [group, { count: Number(count), tools: [...tools!.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]).sort() }]));
+    const row = /^\| (Acts|Identity and membership|Public reads)[^|\n]*\| (\d+) \| ([^\n]*) \|$/gm;
+    const rows = [...readme.matchAll(row)];
+    const documented = Object.fromEntries(
+      rows.map(([, group, count, tools]) => {
+        const listed = [...tools!.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]!);
+        return [group, { count: Number(count), tools: listed.sort() }];
+      }),
+    );
     const acts = names(stdio_tools).filter((name) => CATALOGUE.some((act) => act.via_act && act.name === name));
     const group = (tools: string[]) => ({ count: tools.length, tools: [...tools].sort() });
-    expect(documented).toEqual({ Acts: group(acts), 'Identity and membership': group([...SIGNED_EXTRA_TOOLS]), 'Public reads': group(names(http_tools)) });
+    expect(documented).toEqual({
+      Acts: group(acts),
+      'Identity and membership': group([...SIGNED_EXTRA_TOOLS]),
+      'Public reads': group(names(http_tools)),
+    });
     expect(acts.length + SIGNED_EXTRA_TOOLS.length + http_tools.length).toBe(stdio_tools.length);
-    expect(readme.match(/the stdio bridge lists \*\*(\d+) tools\*\*/)?.[1]).toBe(String(stdio_tools.length));
-    expect(readme.match(/`POST \/mcp` lists the \*\*(\d+)\*\* public reads/)?.[1]).toBe(String(http_tools.length));
+    expect(readme.match(/the stdio bridge lists\s+\*\*(\d+) tools\*\*/)?.[1]).toBe(String(stdio_tools.length));
+    expect(readme.match(/`POST \/mcp` lists the\s+\*\*(\d+)\*\*\s+public reads/)?.[1]).toBe(String(http_tools.length));
   });
 });
