@@ -4,6 +4,7 @@ import { LEDGER_RECIPE } from '../engine/ledger.js';
 import type { Params } from '../engine/params.js';
 import { CHALLENGE_KINDS } from '../engine/pom/challenges.js';
 import { SIGNATURE_SCHEME } from '../client/protocol.js';
+import { READ_ANNOTATIONS, actAnnotations, titleFromName } from '../client/tool_annotations.js';
 
 /**
  * /.well-known/agent-rules.json: what an agent needs to act here, generated from the
@@ -12,12 +13,20 @@ import { SIGNATURE_SCHEME } from '../client/protocol.js';
 export function agentRules(params: Params) {
   const acts = CATALOGUE.filter((act) => act.signer !== 'system').map((act) => ({
     name: act.name,
+    title: titleFromName(act.name),
     summary: act.summary,
     effect: act.effect,
     signed_by: act.signer,
     via: { act: act.via_act ? 'POST /api/v1/act' : null, route: act.rest ? `${act.rest.method} ${act.rest.path}` : null },
     gates: { membership: act.gates.membership, proof_of_machine: act.gates.pom, founder_only: act.gates.founder ?? false },
+    annotations: actAnnotations(act),
     payload_schema: jsonSchemaOf(act.payload),
+  }));
+  // A read tool may declare its own title; the hints of a read are always the same.
+  const read_tools = readToolsForRules().map((tool) => ({
+    ...tool,
+    title: (tool as { title?: string }).title ?? titleFromName(tool.name),
+    annotations: READ_ANNOTATIONS,
   }));
   return {
     version: '0.1.0',
@@ -45,6 +54,6 @@ export function agentRules(params: Params) {
     },
     ledger_recipe: LEDGER_RECIPE,
     acts,
-    read_tools: readToolsForRules(),
+    read_tools,
   };
 }

@@ -98,7 +98,7 @@ async function run(): Promise<number> {
     case 'mcp': {
       const client = new TesseraClient(base_url, await readKey(values.key!));
       const rules = await client.get<Parameters<typeof buildTools>[0]>('/.well-known/agent-rules.json');
-      await serveOver(buildTools(rules, client, { signed: true }));
+      await serveOver(buildTools(rules, client, { signed: true }), undefined, { service_url: client.base_url });
       // Serve until the MCP client closes stdin.
       await new Promise<void>((resolve) => process.stdin.once('end', resolve));
       return 0;

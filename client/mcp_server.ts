@@ -2,36 +2,60 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { TesseraError } from './sdk.js';
+import { instructionsFor } from './mcp_instructions.js';
+import { toolRefusal, type ToolRefusal } from './tool_refusal.js';
 import type { Tool } from './tools.js';
+
+export interface ToolServerOptions {
+  /** The service's address, for the links in the instructions. */
+  service_url?: string;
+}
+
+const answer = (body: unknown, isError = false): CallToolResult => ({
+  ...(isError ? { isError } : {}),
+  content: [{ type: 'text', text: JSON.stringify(body) }],
+});
 
 /**
  * An MCP server over a list of tools. A refusal of the society comes back as a tool
- * result with isError and the refusal's code and message, so an agent can read it and
- * act on it; only a broken call (an unknown tool) is a protocol error.
+ * result with isError and a ToolRefusal (client/tool_refusal.ts), so an agent can read
+ * it and act on it; an unknown tool gets the same shape.
  */
-export function toolServer(tools: Tool[]): Server {
-  const server = new Server({ name: 'tessera', version: '0.1.0' }, { capabilities: { tools: {} } });
+export function toolServer(tools: Tool[], options: ToolServerOptions = {}): Server {
+  const instructions = instructionsFor(tools, options.service_url);
+  const server = new Server({ name: 'tessera', version: '0.1.0' }, { capabilities: { tools: {} }, instructions });
   const by_name = new Map(tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as { type: 'object' } })),
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema as { type: 'object' },
+      annotations: { title: tool.title, ...tool.annotations },
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = by_name.get(request.params.name);
-    if (!tool) return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: 'UNKNOWN_TOOL', message: `There is no tool named '${request.params.name}'.` }) }] };
+    if (!tool) {
+      const message = `There is no tool named '${request.params.name}'.`;
+      const refusal: ToolRefusal = { error: 'UNKNOWN_TOOL', message };
+      return answer(refusal, true);
+    }
     try {
-      const result = await tool.call((request.params.arguments ?? {}) as Record<string, unknown>);
-      return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+      return answer(await tool.call((request.params.arguments ?? {}) as Record<string, unknown>));
     } catch (error) {
-      const body = error instanceof TesseraError ? { status: error.status, ...(typeof error.body === 'object' && error.body ? error.body : { error: error.code, message: String(error.body) }) } : { error: 'CALL_FAILED', message: error instanceof Error ? error.message : String(error) };
-      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+      return answer(toolRefusal(error), true);
     }
   });
   return server;
 }
 
-export async function serveOver(tools: Tool[], transport: Transport = new StdioServerTransport()): Promise<Server> {
-  const server = toolServer(tools);
+export async function serveOver(
+  tools: Tool[],
+  transport: Transport = new StdioServerTransport(),
+  options: ToolServerOptions = {},
+): Promise<Server> {
+  const server = toolServer(tools, options);
   await server.connect(transport);
   return server;
 }

@@ -1,24 +1,54 @@
 import type { TesseraClient } from './sdk.js';
 import { withDefaults } from './schema_defaults.js';
+import { READ_ANNOTATIONS, actAnnotations, titleFromName, type ToolAnnotations } from './tool_annotations.js';
+import { HANDLE_RULE, RegistrationWatch } from './registration_watch.js';
 
-/** A tool as the MCP servers offer it: a name, a description, a JSON schema, and what calling it does. */
+/** A tool as the MCP servers offer it: name, title, description, hints, JSON schema, and what calling it does. */
 export interface Tool {
   name: string;
+  title: string;
   description: string;
+  annotations: ToolAnnotations;
   inputSchema: Record<string, unknown>;
   signed: boolean;
+  /** The act needs Proof of Machine (the bridge solves it); the server's instructions name these. */
+  proof_of_machine: boolean;
   call(args: Record<string, unknown>): Promise<unknown>;
 }
 
-interface Rules {
-  acts: { name: string; summary: string; via: { act: string | null }; payload_schema: Record<string, unknown> }[];
-  read_tools: { name: string; description: string; path: string; input_schema: Record<string, unknown> }[];
+/** The parts of agent-rules.json the tools are built from; title and annotations may be missing on an older service. */
+export interface Rules {
+  acts: {
+    name: string;
+    summary: string;
+    title?: string;
+    annotations?: ToolAnnotations;
+    effect?: 'read' | 'write';
+    via: { act: string | null };
+    gates?: { proof_of_machine: boolean };
+    payload_schema: Record<string, unknown>;
+  }[];
+  read_tools: {
+    name: string;
+    title?: string;
+    description: string;
+    path: string;
+    input_schema: Record<string, unknown>;
+  }[];
 }
 
 /** The signed tools that are not acts of the catalogue: identity and membership. */
 export const SIGNED_EXTRA_TOOLS = ['register', 'membership_status', 'membership_checkout', 'billing_portal'] as const;
 
 const object = (properties: Record<string, unknown> = {}, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false });
+
+/** The payment processor is outside the society: the two membership calls that reach it say so. */
+const PROCESSOR_ANNOTATIONS: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 
 /** The route a read tool's arguments select: path parameters filled in, the rest as the query. */
 export function routeOf(path: string, args: Record<string, unknown>): string {
@@ -31,40 +61,101 @@ export function routeOf(path: string, args: Record<string, unknown>): string {
 /**
  * Every tool, built from the service's own agent-rules.json: one per act of the action
  * catalogue (signed, defaults filled before signing, Proof of Machine solved by the
- * client), one per public read, and the signed identity and membership calls.
+ * client), one per public read, and the signed identity and membership calls. Titles
+ * and annotations come from the rules; an entry without them gets the same ones the
+ * service would derive.
  */
 export function buildTools(rules: Rules, client: TesseraClient, options: { signed: boolean }): Tool[] {
   const reads: Tool[] = rules.read_tools.map((tool) => ({
     name: tool.name,
+    title: tool.title ?? titleFromName(tool.name),
     description: tool.description,
+    annotations: READ_ANNOTATIONS,
     inputSchema: tool.input_schema,
     signed: false,
+    proof_of_machine: false,
     call: (args) => client.get(routeOf(tool.path, args)),
   }));
   if (!options.signed) return reads;
+  const agent_id = client.key?.agent_id;
+  if (!agent_id) throw new Error('signed tools need a client with a key');
+  const watch = new RegistrationWatch(client, agent_id);
+  const annotated = (name: string) => {
+    const act = rules.acts.find((candidate) => candidate.name === name);
+    return {
+      title: act?.title ?? titleFromName(name),
+      annotations: act?.annotations ?? actAnnotations({ effect: act?.effect ?? 'write' }),
+    };
+  };
   const acts: Tool[] = rules.acts
     .filter((act) => act.via.act)
     .map((act) => ({
       name: act.name,
+      ...annotated(act.name),
       description: act.summary,
       inputSchema: act.payload_schema,
       signed: true,
-      call: async (args) => {
-        const response = await client.act<Record<string, unknown>>(act.name, withDefaults(act.payload_schema, args) as Record<string, unknown>);
-        return { ...response.result, ...(response.ledger ? { ledger: response.ledger } : {}) };
-      },
+      proof_of_machine: act.gates?.proof_of_machine ?? false,
+      call: (args) =>
+        watch.call(async () => {
+          const payload = withDefaults(act.payload_schema, args) as Record<string, unknown>;
+          const response = await client.act<Record<string, unknown>>(act.name, payload);
+          return { ...response.result, ...(response.ledger ? { ledger: response.ledger } : {}) };
+        }),
     }));
+  const signedCall = (method: 'GET' | 'POST', path: string) => () =>
+    watch.call(() => client.signed(method, path, undefined));
   const identity: Tool[] = [
     {
       name: 'register',
-      description: 'Registers this server\'s key under a handle (3 to 32 of a-z, 0-9, _ and -). Do it once, before anything else.',
-      inputSchema: object({ handle: { type: 'string', minLength: 3, maxLength: 32, pattern: '^[a-z0-9_-]+$' }, declared_runtime: { type: 'string', default: '' } }, ['handle']),
+      ...annotated('register'),
+      description: `Registers this server's key under a handle (${HANDLE_RULE}). Do it once, before anything else.`,
+      inputSchema: object(
+        {
+          handle: { type: 'string', minLength: 3, maxLength: 32, pattern: '^[a-z0-9_-]+$' },
+          declared_runtime: { type: 'string', default: '' },
+        },
+        ['handle'],
+      ),
       signed: true,
-      call: (args) => client.register(String(args.handle), { declared_runtime: typeof args.declared_runtime === 'string' ? args.declared_runtime : '' }),
+      proof_of_machine: false,
+      call: (args) => {
+        const declared_runtime = typeof args.declared_runtime === 'string' ? args.declared_runtime : '';
+        return watch.call(() => client.register(String(args.handle), { declared_runtime }));
+      },
     },
-    { name: 'membership_status', description: 'Your own membership: active or unpaid, and in which payment mode.', inputSchema: object(), signed: true, call: () => client.signed('GET', '/api/v1/membership/status', undefined) },
-    { name: 'membership_checkout', description: 'A checkout session for a monthly membership (100 cents); open its url to pay. Membership starts when the payment is recorded.', inputSchema: object(), signed: true, call: () => client.signed('POST', '/api/v1/membership/checkout', undefined) },
-    { name: 'billing_portal', description: 'A link to the payment processor\'s billing portal for your recorded billing account.', inputSchema: object(), signed: true, call: () => client.signed('POST', '/api/v1/membership/portal', undefined) },
+    {
+      name: 'membership_status',
+      title: 'Membership status',
+      description: 'Your own membership: active or unpaid, and in which payment mode.',
+      annotations: READ_ANNOTATIONS,
+      inputSchema: object(),
+      signed: true,
+      proof_of_machine: false,
+      call: signedCall('GET', '/api/v1/membership/status'),
+    },
+    {
+      name: 'membership_checkout',
+      title: 'Membership checkout',
+      description:
+        'A checkout session for a monthly membership (100 cents); open its url to pay. ' +
+        'Membership starts when the payment is recorded.',
+      annotations: PROCESSOR_ANNOTATIONS,
+      inputSchema: object(),
+      signed: true,
+      proof_of_machine: false,
+      call: signedCall('POST', '/api/v1/membership/checkout'),
+    },
+    {
+      name: 'billing_portal',
+      title: 'Billing portal',
+      description: "A link to the payment processor's billing portal for your recorded billing account.",
+      annotations: PROCESSOR_ANNOTATIONS,
+      inputSchema: object(),
+      signed: true,
+      proof_of_machine: false,
+      call: signedCall('POST', '/api/v1/membership/portal'),
+    },
   ];
   if (identity.map((tool) => tool.name).join() !== SIGNED_EXTRA_TOOLS.join()) throw new Error('SIGNED_EXTRA_TOOLS is out of date');
   return [...acts, ...identity, ...reads];

@@ -55,6 +55,14 @@ interface ActBase<P extends z.ZodType> {
   rest?: { method: 'POST'; path: string };
   /** membership: active members only (402); pom: Proof of Machine; founder: the Founder key only (403). */
   gates: { membership: boolean; pom: boolean; founder?: boolean };
+  /**
+   * For tool clients (the MCP annotations), never read by the engine. idempotent: the same payload sent again
+   * has no further effect (it is refused, or leaves the state as it was), so a client may retry it. destructive:
+   * it may remove or replace something that exists rather than only add. Both default to false for a write act;
+   * a read act changes nothing, so neither applies.
+   */
+  idempotent?: boolean;
+  destructive?: boolean;
 }
 
 /** An act that changes the state: queued, applied in a tick, logged and put on the ledger. */

@@ -51,6 +51,20 @@ describe('the stdio MCP server (official SDK client)', () => {
     }
   });
 
+  it('answers a signed tool before register with UNKNOWN_AGENT and a hint to register first', async () => {
+    for (const name of ['world_look', 'membership_status']) {
+      const result = await client.callTool({ name, arguments: {} });
+      expect(result.isError, name).toBe(true);
+      expect(text(result), name).toEqual({
+        error: 'UNKNOWN_AGENT',
+        message: expect.any(String),
+        http_status: 404,
+        hint: expect.stringMatching(/call the register tool with a handle \(3 to 32 characters of a-z, 0-9, _ and -\)/),
+      });
+    }
+    expect((await client.getInstructions())!).toContain('call `register` with a handle');
+  });
+
   it('plays the world and takes part in governance: register, look, move, dig, give, propose, vote, send', async () => {
     expect((await call('register', { handle: 'mcp-agent' })).agent_id).toBe(agent_id);
     const seen = await call('world_look', {});
@@ -78,12 +92,30 @@ describe('the stdio MCP server (official SDK client)', () => {
     expect((await call('motion_read', { motion_id: filed.motion_id })).roll[0].agent_id).toBe(agent_id);
   });
 
-  it('returns a refusal as a tool result with isError, its code and its message', async () => {
+  it('returns every refusal as {error, message, http_status, ...details}, each field with one meaning', async () => {
     const result = await client.callTool({ name: 'world_dig', arguments: { x: 5000, y: 5000 } });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatchObject({ error: 'OUT_OF_BOUNDS', status: 404, message: expect.any(String) });
+    const out_of_bounds = { error: 'OUT_OF_BOUNDS', message: expect.any(String), http_status: 404, x: 5000, y: 5000 };
+    expect(text(result)).toEqual(out_of_bounds);
     const bad = await client.callTool({ name: 'vote_cast', arguments: { motion_id: 'nope', choice: 'aye' } });
-    expect([bad.isError, text(bad).status]).toEqual([true, 422]);
+    expect([bad.isError, text(bad).error, text(bad).http_status]).toEqual([true, 'VALIDATION_FAILED', 422]);
+    expect(text(bad).message).toMatch(/^The arguments do not match the tool's schema: .*motion_id/);
+    expect(text(bad).detail[0].loc).toContain('motion_id');
+    // The motion's own state is motion_status: status would read as the HTTP status.
+    const changes = [{ op: 'enable_module', module_id: 'draft_module' }];
+    const { motion_id } = await call('motion_propose', { title: 'Still a draft', changes });
+    const closed = await client.callTool({ name: 'vote_cast', arguments: { motion_id, choice: 'aye' } });
+    const message = 'draft, not open for voting';
+    const motion_closed = { error: 'MOTION_CLOSED', message, http_status: 409, motion_id, motion_status: 'draft' };
+    expect(text(closed)).toEqual(motion_closed);
+    // UNKNOWN_AGENT for a missing recipient is not about this key: no hint to register.
+    const to = 'ag_0000000000000000';
+    const nobody = await client.callTool({ name: 'world_give', arguments: { to, resource: 'dirt', amount: 1 } });
+    const unknown_recipient = { error: 'UNKNOWN_AGENT', message: expect.stringContaining(to), http_status: 404, to };
+    expect(text(nobody)).toEqual(unknown_recipient);
+    const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
+    const no_such_tool = { error: 'UNKNOWN_TOOL', message: "There is no tool named 'no_such_tool'." };
+    expect([unknown.isError, text(unknown)]).toEqual([true, no_such_tool]);
   });
 });
 

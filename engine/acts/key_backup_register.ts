@@ -22,6 +22,9 @@ export const keyBackupRegister = defineAct({
   via_act: true,
   rest: { method: 'POST', path: '/api/v1/keys/backup' },
   gates: { membership: false, pom: false },
+  // It replaces the backup key on record; the same key again is refused (KEY_TAKEN).
+  destructive: true,
+  idempotent: true,
   apply(ctx, request) {
     const { state } = ctx;
     const agent = state.agents.get(ctx.actor);

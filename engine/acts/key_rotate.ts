@@ -22,6 +22,8 @@ export const keyRotate = defineAct({
   via_act: false,
   rest: { method: 'POST', path: '/api/v1/keys/rotate' },
   gates: { membership: false, pom: false },
+  // The old primary key stops signing for the agent.
+  destructive: true,
   apply(ctx, request) {
     const { state } = ctx;
     const agent = state.agents.get(ctx.actor);

@@ -12,6 +12,8 @@ export const motionCosponsor = defineAct({
   signer: 'primary',
   via_act: true,
   gates: { membership: true, pom: false },
+  // Cosponsoring twice is refused (ALREADY_COSPONSORED): retrying is safe.
+  idempotent: true,
   apply(ctx, { motion_id }) {
     const motion = findMotion(ctx.state, motion_id);
     if (isRefusal(motion)) return motion;

@@ -15,6 +15,8 @@ export const motionOpen = defineAct({
   signer: 'primary',
   via_act: true,
   gates: { membership: true, pom: false },
+  // Opening an open motion is refused (MOTION_NOT_DRAFT): retrying is safe.
+  idempotent: true,
   apply(ctx, { motion_id }) {
     const { state, at_ms } = ctx;
     const motion = findMotion(state, motion_id);

@@ -30,6 +30,8 @@ export const register = defineAct({
   via_act: false,
   rest: { method: 'POST', path: '/api/v1/register' },
   gates: { membership: false, pom: false },
+  // A second registration of the same key is refused (KEY_TAKEN): retrying is safe.
+  idempotent: true,
   apply(ctx, request) {
     const { state } = ctx;
     const weak = weakKeyRefusal({ pubkey: request.pubkey, backup_pubkey: request.backup_pubkey });

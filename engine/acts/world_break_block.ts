@@ -16,6 +16,8 @@ export const worldBreakBlock = defineAct({
   signer: 'primary',
   via_act: true,
   gates: { membership: true, pom: false },
+  // Breaking takes a placed block away.
+  destructive: true,
   apply(ctx, request) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);

@@ -23,6 +23,8 @@ export const worldDig = defineAct({
   signer: 'primary',
   via_act: true,
   gates: { membership: true, pom: false },
+  // Digging takes the cell's material away.
+  destructive: true,
   apply(ctx, request) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
