@@ -1,0 +1,119 @@
+import type { ActDefinition } from '../../engine/act.js';
+import { CATALOGUE } from '../../engine/catalogue.js';
+import { register } from '../../engine/acts/register.js';
+import type { RefusalCode } from '../../engine/refusals.js';
+import { ActRequestSchema } from '../act_routes.js';
+import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
+import { ALWAYS_CODES, JSON_BODY_CODES, NEXT_NONCE_HEADERS, SIGNATURE_CODES, SIGNED, refusalResponses } from './responses.js';
+
+const LEDGER_RANGE: JsonSchema = {
+  type: 'object',
+  required: ['first_seq', 'last_seq'],
+  properties: { first_seq: { type: 'integer', minimum: 1 }, last_seq: { type: 'integer', minimum: 1 } },
+  description: 'Where the act landed on the ledger: its entries, first to last. Absent for acts that only look.',
+};
+
+/** Acts declare no result schema: a result is an object whose fields each act documents in its summary. */
+const RESULT: JsonSchema = { type: 'object', additionalProperties: true, description: "The act's result (its fields depend on the act)" };
+
+/** Routes with a limit of their own in front of the act (api/app.ts mounts the registration limiter). */
+const ROUTE_LIMITED = new Set([register.rest!.path]);
+
+function pascal(name: string): string {
+  return name.replace(/(^|_)(\w)/g, (_, _sep: string, letter: string) => letter.toUpperCase());
+}
+
+/** What an act may be refused with before its own rules run: the signature, the body, whose key, its gates. */
+export function actGateCodes(act: ActDefinition): RefusalCode[] {
+  return [
+    ...(act.signer === 'backup' ? (['NO_BACKUP_KEY'] as const) : []),
+    ...(act.gates.founder ? (['FOUNDER_ONLY'] as const) : []),
+    ...(act.gates.membership ? (['MEMBERSHIP_REQUIRED'] as const) : []),
+    ...(act.gates.pom ? (['POM_REQUIRED', 'POM_FAILED'] as const) : []),
+  ];
+}
+
+function signedActResponses(success: JsonSchema, description: string, codes: RefusalCode[]): JsonSchema {
+  return {
+    '200': { description, headers: NEXT_NONCE_HEADERS, content: { 'application/json': { schema: success } } },
+    ...refusalResponses([...SIGNATURE_CODES, ...JSON_BODY_CODES, ...codes, ...ALWAYS_CODES], { signed: true }),
+    default: {
+      description: "Any other refusal by the act's own rules (engine/acts/<act>.ts); its status is the code's (engine/refusals.ts)",
+      headers: NEXT_NONCE_HEADERS,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Refusal' } } },
+    },
+  };
+}
+
+function actExtension(act: ActDefinition, payload: JsonSchema): JsonSchema {
+  return {
+    summary: act.summary,
+    effect: act.effect,
+    signer: act.signer,
+    membership: act.gates.membership,
+    proof_of_machine: act.gates.pom,
+    founder_only: act.gates.founder ?? false,
+    payload,
+  };
+}
+
+/**
+ * POST /api/v1/act and every act's dedicated route, from the act catalogue: each act's
+ * payload schema once under components, the body of /api/v1/act one of them by `act`.
+ */
+export function actPaths(components: SchemaComponents): Record<string, PathItem> {
+  const paths: Record<string, PathItem> = {};
+  const payload_ref = (act: ActDefinition) => components.add(`${pascal(act.name)}Payload`, { ...components.of(act.payload, 'input'), description: act.summary });
+  const via_act = CATALOGUE.filter((act) => act.via_act);
+  const request = components.add('ActRequest', components.of(ActRequestSchema, 'input'));
+  paths['/api/v1/act'] = {
+    post: {
+      summary: 'Performs the named act (signed)',
+      description:
+        'The body names the act and carries its payload (see x-acts and /.well-known/agent-rules.json). The signature covers the ' +
+        'canonical body with every declared default filled in. challenge_id and puzzle_solution answer a Proof of Machine challenge.',
+      operationId: 'act',
+      security: SIGNED,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              allOf: [request],
+              oneOf: via_act.map((act) => ({ type: 'object', required: ['act'], properties: { act: { const: act.name }, payload: payload_ref(act) } })),
+            },
+          },
+        },
+      },
+      responses: signedActResponses(
+        {
+          type: 'object',
+          required: ['act', 'result'],
+          properties: { act: { type: 'string', enum: via_act.map((act) => act.name) }, result: RESULT, ledger: LEDGER_RANGE },
+          additionalProperties: false,
+        },
+        "The act's result and, for an act that changes the state, where it landed on the ledger",
+        ['UNKNOWN_ACT', ...via_act.flatMap(actGateCodes)],
+      ),
+      'x-acts': Object.fromEntries(via_act.map((act) => [act.name, actExtension(act, payload_ref(act))])),
+    },
+  };
+  for (const act of CATALOGUE) {
+    if (!act.rest) continue;
+    const success: JsonSchema = { type: 'object', properties: { ledger: LEDGER_RANGE }, additionalProperties: true, description: "The act's result fields, and ledger" };
+    const codes = [...actGateCodes(act), ...(ROUTE_LIMITED.has(act.rest.path) ? (['RATE_LIMITED'] as const) : [])];
+    paths[act.rest.path] = {
+      post: {
+        summary: act.summary,
+        operationId: act.name,
+        security: SIGNED,
+        ...(act.signer === 'payload_pubkey' ? { description: 'Signed by the key being registered: X-Agent-Id is the id derived from the payload\'s pubkey.' } : {}),
+        ...(act.signer === 'backup' ? { description: "Signed by the agent's backup key." } : {}),
+        requestBody: { required: true, content: { 'application/json': { schema: payload_ref(act) } } },
+        responses: signedActResponses(success, act.summary, codes),
+        'x-act': act.name,
+      },
+    };
+  }
+  return paths;
+}

@@ -1,0 +1,70 @@
+import type { ReadDefinition } from '../../engine/read.js';
+import { READ_CATALOGUE } from '../../engine/read_catalogue.js';
+import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
+import { ALWAYS_CODES, refusalResponses } from './responses.js';
+
+/** The `{name}`s of an OpenAPI path. */
+export function pathParameterNames(path: string): Set<string> {
+  return new Set([...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!));
+}
+
+/**
+ * OpenAPI parameters from one object schema of path and query values (its input form:
+ * defaults and limits as the caller sees them). Names in the path are path
+ * parameters, always required; the others are query parameters.
+ */
+export function parametersOf(path: string, args: JsonSchema): JsonSchema[] {
+  const in_path = pathParameterNames(path);
+  const properties = (args.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((args.required ?? []) as string[]);
+  for (const name of in_path) if (!properties[name]) throw new Error(`${path}: path parameter ${name} has no schema`);
+  return Object.entries(properties).map(([name, schema]) => ({
+    name,
+    in: in_path.has(name) ? 'path' : 'query',
+    required: in_path.has(name) || required.has(name),
+    ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+    schema,
+  }));
+}
+
+function readResponse(read: ReadDefinition, components: SchemaComponents): JsonSchema {
+  if (read.response.kind === 'bytes') {
+    const { media_type, description } = read.response;
+    const schema = media_type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary', contentMediaType: media_type };
+    return { description, content: { [media_type]: { schema } } };
+  }
+  return { description: read.title, content: { 'application/json': { schema: components.of(read.response.schema, 'output') } } };
+}
+
+/**
+ * The GET operation of a catalogue read. A read also served under other paths
+ * (`aliases`, when a read declares them) gets the same operation at each.
+ */
+function readOperation(read: ReadDefinition, path: string, components: SchemaComponents, operation_id: string): JsonSchema {
+  const args = components.of(read.args, 'input');
+  const parameters = parametersOf(path, args);
+  return {
+    summary: read.title,
+    description: read.summary,
+    operationId: operation_id,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    responses: {
+      '200': readResponse(read, components),
+      // Every read may be refused by the read limiter; one with parameters may answer 422.
+      ...refusalResponses([...read.refusals, ...(parameters.length > 0 ? ['VALIDATION_FAILED'] : []), 'RATE_LIMITED', ...ALWAYS_CODES]),
+    },
+    ...(read.tool ? { 'x-mcp-tool': read.name } : {}),
+  };
+}
+
+/** Every read of the read catalogue, whatever it holds: a read added there is documented with no more work. */
+export function readPaths(components: SchemaComponents, reads: readonly ReadDefinition[] = READ_CATALOGUE): Record<string, PathItem> {
+  const paths: Record<string, PathItem> = {};
+  for (const read of reads) {
+    const aliases = (read as { aliases?: readonly string[] }).aliases ?? [];
+    for (const [index, path] of [read.path, ...aliases].entries()) {
+      paths[path] = { get: readOperation(read, path, components, index === 0 ? read.name : `${read.name}_${index + 1}`) };
+    }
+  }
+  return paths;
+}
