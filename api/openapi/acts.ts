@@ -4,6 +4,7 @@ import { register } from '../../engine/acts/register.js';
 import type { RefusalCode } from '../../engine/refusals.js';
 import { ActRequestSchema } from '../act_routes.js';
 import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
+import { ACT_RULE_CODES, actGateCodes } from './act_refusals.js';
 import { ALWAYS_CODES, JSON_BODY_CODES, NEXT_NONCE_HEADERS, SIGNATURE_CODES, SIGNED, refusalResponses } from './responses.js';
 
 const LEDGER_RANGE: JsonSchema = {
@@ -19,29 +20,25 @@ const RESULT: JsonSchema = { type: 'object', additionalProperties: true, descrip
 /** Routes with a limit of their own in front of the act (api/app.ts mounts the registration limiter). */
 const ROUTE_LIMITED = new Set([register.rest!.path]);
 
+const REFUSALS_NOTE =
+  "Refusals: the signature's, the body's, the act's gates, and every code an act's rules may answer (acts do not " +
+  'declare theirs one by one); each under the status of its code.';
+
+const SIGNERS: Record<ActDefinition['signer'], string | undefined> = {
+  primary: undefined,
+  payload_pubkey: "Signed by the key being registered: X-Agent-Id is the id derived from the payload's pubkey.",
+  backup: "Signed by the agent's backup key.",
+  system: undefined,
+};
+
 function pascal(name: string): string {
   return name.replace(/(^|_)(\w)/g, (_, _sep: string, letter: string) => letter.toUpperCase());
-}
-
-/** What an act may be refused with before its own rules run: the signature, the body, whose key, its gates. */
-export function actGateCodes(act: ActDefinition): RefusalCode[] {
-  return [
-    ...(act.signer === 'backup' ? (['NO_BACKUP_KEY'] as const) : []),
-    ...(act.gates.founder ? (['FOUNDER_ONLY'] as const) : []),
-    ...(act.gates.membership ? (['MEMBERSHIP_REQUIRED'] as const) : []),
-    ...(act.gates.pom ? (['POM_REQUIRED', 'POM_FAILED'] as const) : []),
-  ];
 }
 
 function signedActResponses(success: JsonSchema, description: string, codes: RefusalCode[]): JsonSchema {
   return {
     '200': { description, headers: NEXT_NONCE_HEADERS, content: { 'application/json': { schema: success } } },
-    ...refusalResponses([...SIGNATURE_CODES, ...JSON_BODY_CODES, ...codes, ...ALWAYS_CODES], { signed: true }),
-    default: {
-      description: "Any other refusal by the act's own rules (engine/acts/<act>.ts); its status is the code's (engine/refusals.ts)",
-      headers: NEXT_NONCE_HEADERS,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Refusal' } } },
-    },
+    ...refusalResponses([...SIGNATURE_CODES, ...JSON_BODY_CODES, ...codes, ...ACT_RULE_CODES, ...ALWAYS_CODES], { signed: true }),
   };
 }
 
@@ -107,8 +104,7 @@ export function actPaths(components: SchemaComponents): Record<string, PathItem>
         summary: act.summary,
         operationId: act.name,
         security: SIGNED,
-        ...(act.signer === 'payload_pubkey' ? { description: 'Signed by the key being registered: X-Agent-Id is the id derived from the payload\'s pubkey.' } : {}),
-        ...(act.signer === 'backup' ? { description: "Signed by the agent's backup key." } : {}),
+        description: [SIGNERS[act.signer], REFUSALS_NOTE].filter(Boolean).join(' '),
         requestBody: { required: true, content: { 'application/json': { schema: payload_ref(act) } } },
         responses: signedActResponses(success, act.summary, codes),
         'x-act': act.name,
