@@ -3,7 +3,7 @@ import { actPaths } from './openapi/acts.js';
 import { declaredOperation } from './openapi/declared.js';
 import { SchemaComponents, type JsonSchema, type PathItem } from './openapi/json_schema.js';
 import { readPaths } from './openapi/reads.js';
-import { REFUSAL_SCHEMA, SECURITY_SCHEMES, VALIDATION_SCHEMA } from './openapi/responses.js';
+import { HEADERS, REFUSAL_SCHEMA, SECURITY_SCHEMES, VALIDATION_SCHEMA } from './openapi/responses.js';
 import { UNCATALOGUED_READS } from './openapi/uncatalogued_reads.js';
 
 /** Every route the document declares by hand: those neither acts nor catalogue reads. */
@@ -16,6 +16,14 @@ export const DECLARED_ROUTES: readonly RouteDoc[] = [...ROUTE_DOCS, ...UNCATALOG
  * at the same method and path; test/openapi.test.ts names any such leftover.
  */
 export function openApiDocument(): JsonSchema {
+  // Everything it is made from is fixed when the modules load: made once, served as is.
+  built ??= buildDocument();
+  return built;
+}
+
+let built: JsonSchema | undefined;
+
+function buildDocument(): JsonSchema {
   const components = new SchemaComponents();
   components.add('Refusal', REFUSAL_SCHEMA);
   components.add('ValidationError', VALIDATION_SCHEMA);
@@ -37,6 +45,6 @@ export function openApiDocument(): JsonSchema {
         'a request that does not match its schema answers 422 {detail: [...]}.',
     },
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
-    components: { schemas: components.schemas, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: components.schemas, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
   };
 }

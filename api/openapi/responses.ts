@@ -38,13 +38,20 @@ export const VALIDATION_SCHEMA: JsonSchema = {
   },
 };
 
-/** Answers to a signed request whose signature held carry the agent's next nonce. */
-export const NEXT_NONCE_HEADERS = {
-  'X-Next-Nonce': { description: 'A fresh nonce for the same agent: sign the next request with it instead of fetching one', schema: { type: 'string' } },
-  'X-Next-Nonce-Expires-At': { description: 'When that nonce expires', schema: { type: 'string', format: 'date-time' } },
+/** The headers several answers carry, kept once under components.headers. */
+export const HEADERS = {
+  NextNonce: { description: 'A fresh nonce for the same agent: sign the next request with it instead of fetching one', schema: { type: 'string' } },
+  NextNonceExpiresAt: { description: 'When that nonce expires', schema: { type: 'string', format: 'date-time' } },
+  RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
 };
 
-const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } };
+/** Answers to a signed request whose signature held carry the agent's next nonce. */
+export const NEXT_NONCE_HEADERS = {
+  'X-Next-Nonce': { $ref: '#/components/headers/NextNonce' },
+  'X-Next-Nonce-Expires-At': { $ref: '#/components/headers/NextNonceExpiresAt' },
+};
+
+const RETRY_AFTER = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
 
 /** Refusals answered before a signature is checked: no next nonce rides on them. */
 const BEFORE_SIGNATURE = new Set<number>([400, 401, 413, 415, 422, 429]);
