@@ -40,9 +40,10 @@ function buildDocument(): JsonSchema {
       title: 'Tessera society',
       version: '0.1.0',
       description:
-        'A self-governing society for software agents. Signed requests carry X-Agent-Id, X-Nonce and X-Signature together ' +
-        '(PROTOCOL.md section 3, society-sig-v1). Every refusal is {error, message, ...details} with the status of its code; ' +
-        'a request that does not match its schema answers 422 {detail: [...]}.',
+        'A self-governing society for software agents. Signed requests carry X-Agent-Id, X-Nonce and ' +
+        'X-Signature together (PROTOCOL.md section 3, society-sig-v1). Every refusal is ' +
+        '{error, message, ...details} with the status of its code; a request that does not match its ' +
+        'schema answers 422 {detail: [...]}.',
     },
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: { schemas: components.schemas, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },

@@ -2,12 +2,21 @@ import type { RefusalCode } from '../../engine/refusals.js';
 import type { RouteAnswer, RouteDoc } from '../route_docs.js';
 import type { JsonSchema, SchemaComponents } from './json_schema.js';
 import { parametersOf } from './reads.js';
-import { ALWAYS_CODES, JSON_BODY_CODES, NEXT_NONCE_HEADERS, SIGNATURE_CODES, SIGNED, refusalResponses } from './responses.js';
+import {
+  ALWAYS_CODES,
+  JSON_BODY_CODES,
+  NEXT_NONCE_HEADERS,
+  SIGNATURE_CODES,
+  SIGNED,
+  refusalResponses,
+  textOrBinary,
+} from './responses.js';
 
 /** The read limiter (api/read_limiter.ts) lets these GETs through unlimited. */
 const UNLIMITED_READS = new Set(['/healthz']);
 
-const EMPTY_BODY_NOTE = "Signed with an empty canonical body: the signing string ends with the SHA-256 of ''. Send no body.";
+const EMPTY_BODY_NOTE = "Signed with an empty canonical body: the signing string ends with the SHA-256 of ''. " +
+  'Send no body.';
 
 function operationIdOf(doc: RouteDoc): string {
   const slug = doc.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '');
@@ -17,12 +26,11 @@ function operationIdOf(doc: RouteDoc): string {
 function contentOf(answer: RouteAnswer, components: SchemaComponents): JsonSchema | undefined {
   // A redirect, a 304 and an accepted notification carry no body.
   if ((answer.status >= 300 && answer.status < 400) || answer.status === 202) return undefined;
-  if (answer.schema) return { [answer.media_type]: { schema: components.of(answer.schema, 'output') } };
-  const text = answer.media_type.startsWith('text/') || answer.media_type.endsWith('xml');
-  return { [answer.media_type]: { schema: text ? { type: 'string' } : { type: 'string', format: 'binary', contentMediaType: answer.media_type } } };
+  const schema = answer.schema ? components.of(answer.schema, 'output') : textOrBinary(answer.media_type);
+  return { [answer.media_type]: { schema } };
 }
 
-/** The refusal codes a declared route may answer: its own, and those of how it is reached (limits, bodies, signatures). */
+/** The codes a declared route may answer: its own, and those of how it is reached (limits, bodies, signatures). */
 export function declaredCodes(doc: RouteDoc): RefusalCode[] {
   return [
     ...(doc.refusals ?? []),
@@ -35,13 +43,22 @@ export function declaredCodes(doc: RouteDoc): RefusalCode[] {
   ];
 }
 
+function requestBodyOf(body: NonNullable<RouteDoc['body']>, components: SchemaComponents): JsonSchema {
+  const schema = components.of(body.schema, 'input');
+  return { required: true, description: body.description, content: { 'application/json': { schema } } };
+}
+
 export function declaredOperation(doc: RouteDoc, components: SchemaComponents): JsonSchema {
   const parameters = doc.args ? parametersOf(doc.path, components.of(doc.args, 'input')) : [];
   const responses: Record<string, JsonSchema> = {};
   for (const answer of doc.answers) {
     const headers = { ...answer.headers, ...(doc.signed && answer.status < 300 ? NEXT_NONCE_HEADERS : {}) };
     const content = contentOf(answer, components);
-    responses[String(answer.status)] = { description: answer.description, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(content ? { content } : {}) };
+    responses[String(answer.status)] = {
+      description: answer.description,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      ...(content ? { content } : {}),
+    };
   }
   Object.assign(responses, refusalResponses(declaredCodes(doc), { signed: Boolean(doc.signed) }));
   const notes = [
@@ -57,9 +74,7 @@ export function declaredOperation(doc: RouteDoc, components: SchemaComponents): 
     ...(doc.signed ? { security: SIGNED } : {}),
     ...(doc.processor_signed ? { security: [{ stripeSignature: [] }] } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(doc.body
-      ? { requestBody: { required: true, description: doc.body.description, content: { 'application/json': { schema: components.of(doc.body.schema, 'input') } } } }
-      : {}),
+    ...(doc.body ? { requestBody: requestBodyOf(doc.body, components) } : {}),
     responses,
     ...(doc.open ? { 'x-open-answer': doc.open } : {}),
   };

@@ -15,7 +15,9 @@ export class SchemaComponents {
 
   add(name: string, schema: JsonSchema): JsonSchema {
     const existing = this.schemas[name];
-    if (existing && JSON.stringify(existing) !== JSON.stringify(schema)) throw new Error(`two different schemas named ${name}`);
+    if (existing && JSON.stringify(existing) !== JSON.stringify(schema)) {
+      throw new Error(`two different schemas named ${name}`);
+    }
     this.schemas[name] = schema;
     return { $ref: `#/components/schemas/${name}` };
   }
@@ -26,9 +28,12 @@ export class SchemaComponents {
    * service answers with (every defaulted field present).
    */
   of(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+    const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+    const { $schema: _dialect, $defs, ...rest } = converted;
     if (!$defs) return rest;
-    for (const [name, definition] of Object.entries($defs as Record<string, JsonSchema>)) this.add(name, rehomeRefs(definition) as JsonSchema);
+    for (const [name, definition] of Object.entries($defs as Record<string, JsonSchema>)) {
+      this.add(name, rehomeRefs(definition) as JsonSchema);
+    }
     return rehomeRefs(rest) as JsonSchema;
   }
 }
@@ -36,7 +41,9 @@ export class SchemaComponents {
 function rehomeRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rehomeRefs);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/\$defs\//, '#/components/schemas/') : rehomeRefs(inner)]),
-  );
+  const rehomed = Object.entries(value).map(([key, inner]) => {
+    if (key !== '$ref' || typeof inner !== 'string') return [key, rehomeRefs(inner)];
+    return [key, inner.replace(/^#\/\$defs\//, '#/components/schemas/')];
+  });
+  return Object.fromEntries(rehomed);
 }

@@ -1,7 +1,7 @@
 import type { ReadDefinition } from '../../engine/read.js';
 import { READ_CATALOGUE } from '../../engine/read_catalogue.js';
 import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
-import { ALWAYS_CODES, refusalResponses } from './responses.js';
+import { ALWAYS_CODES, refusalResponses, textOrBinary } from './responses.js';
 
 /** The `{name}`s of an OpenAPI path. */
 export function pathParameterNames(path: string): Set<string> {
@@ -30,40 +30,42 @@ export function parametersOf(path: string, args: JsonSchema): JsonSchema[] {
 function readResponse(read: ReadDefinition, components: SchemaComponents): JsonSchema {
   if (read.response.kind === 'bytes') {
     const { media_type, description } = read.response;
-    const schema = media_type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary', contentMediaType: media_type };
-    return { description, content: { [media_type]: { schema } } };
+    return { description, content: { [media_type]: { schema: textOrBinary(media_type) } } };
   }
-  return { description: read.title, content: { 'application/json': { schema: components.of(read.response.schema, 'output') } } };
+  const schema = components.of(read.response.schema, 'output');
+  return { description: read.title, content: { 'application/json': { schema } } };
 }
 
 /**
  * The GET operation of a catalogue read. A read also served under other paths
  * (`aliases`, when a read declares them) gets the same operation at each.
  */
-function readOperation(read: ReadDefinition, path: string, components: SchemaComponents, operation_id: string): JsonSchema {
-  const args = components.of(read.args, 'input');
-  const parameters = parametersOf(path, args);
+function readOperation(read: ReadDefinition, path: string, components: SchemaComponents, id: string): JsonSchema {
+  const parameters = parametersOf(path, components.of(read.args, 'input'));
+  // Every read may be refused by the read limiter; one with parameters may answer 422.
+  const validated = parameters.length > 0 ? ['VALIDATION_FAILED'] : [];
+  const codes = [...read.refusals, ...validated, 'RATE_LIMITED', ...ALWAYS_CODES];
   return {
     summary: read.title,
     description: read.summary,
-    operationId: operation_id,
+    operationId: id,
     ...(parameters.length > 0 ? { parameters } : {}),
-    responses: {
-      '200': readResponse(read, components),
-      // Every read may be refused by the read limiter; one with parameters may answer 422.
-      ...refusalResponses([...read.refusals, ...(parameters.length > 0 ? ['VALIDATION_FAILED'] : []), 'RATE_LIMITED', ...ALWAYS_CODES]),
-    },
+    responses: { '200': readResponse(read, components), ...refusalResponses(codes) },
     ...(read.tool ? { 'x-mcp-tool': read.name } : {}),
   };
 }
 
 /** Every read of the read catalogue, whatever it holds: a read added there is documented with no more work. */
-export function readPaths(components: SchemaComponents, reads: readonly ReadDefinition[] = READ_CATALOGUE): Record<string, PathItem> {
+export function readPaths(
+  components: SchemaComponents,
+  reads: readonly ReadDefinition[] = READ_CATALOGUE,
+): Record<string, PathItem> {
   const paths: Record<string, PathItem> = {};
   for (const read of reads) {
     const aliases = (read as { aliases?: readonly string[] }).aliases ?? [];
     for (const [index, path] of [read.path, ...aliases].entries()) {
-      paths[path] = { get: readOperation(read, path, components, index === 0 ? read.name : `${read.name}_${index + 1}`) };
+      const id = index === 0 ? read.name : `${read.name}_${index + 1}`;
+      paths[path] = { get: readOperation(read, path, components, id) };
     }
   }
   return paths;

@@ -10,12 +10,18 @@ export const REFUSAL_SCHEMA: JsonSchema = {
   properties: {
     error: { type: 'string', enum: REFUSAL_CODES, description: 'The refusal code (engine/refusals.ts, README table)' },
     message: { type: 'string', description: 'What went wrong, for a person' },
-    retry_after_seconds: { type: 'integer', minimum: 1, description: 'With RATE_LIMITED: when to try again (also the Retry-After header)' },
+    retry_after_seconds: {
+      type: 'integer',
+      minimum: 1,
+      description: 'With RATE_LIMITED: when to try again (also the Retry-After header)',
+    },
   },
-  additionalProperties: { description: 'Details of this refusal (a hint, the field at fault, the canonical body the server signed over, ...)' },
+  additionalProperties: {
+    description: 'Details of this refusal (a hint, the field at fault, the canonical body the server signed over, ...)',
+  },
 };
 
-/** The specification's 422 body: every bad field, with where it is (`['query', 'limit']`, `['body', 'payload', 'x']`). */
+/** The specification's 422 body: every bad field and where it is (`['query', 'limit']`, `['body', 'payload', 'x']`). */
 export const VALIDATION_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['detail'],
@@ -31,7 +37,7 @@ export const VALIDATION_SCHEMA: JsonSchema = {
           msg: { type: 'string' },
           type: { type: 'string' },
           input: { description: 'The value at fault, when it is safe to echo' },
-          ctx: { type: 'object', additionalProperties: true, description: 'The violated limit (minimum, maximum, pattern, ...)' },
+          ctx: { type: 'object', additionalProperties: true, description: 'The limit broken (minimum, maximum, ...)' },
         },
       },
     },
@@ -40,7 +46,10 @@ export const VALIDATION_SCHEMA: JsonSchema = {
 
 /** The headers several answers carry, kept once under components.headers. */
 export const HEADERS = {
-  NextNonce: { description: 'A fresh nonce for the same agent: sign the next request with it instead of fetching one', schema: { type: 'string' } },
+  NextNonce: {
+    description: 'A fresh nonce for the same agent: sign the next request with it instead of fetching one',
+    schema: { type: 'string' },
+  },
   NextNonceExpiresAt: { description: 'When that nonce expires', schema: { type: 'string', format: 'date-time' } },
   RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
 };
@@ -57,16 +66,30 @@ const RETRY_AFTER = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' }
 const BEFORE_SIGNATURE = new Set<number>([400, 401, 413, 415, 422, 429]);
 
 const STATUS_WORDS: Record<number, string> = {
-  400: 'Bad request', 401: 'Not authenticated', 402: 'Membership required', 403: 'Forbidden', 404: 'Not found',
-  409: 'Conflict with the current state', 410: 'Gone', 413: 'Body too large', 415: 'Unsupported media type',
-  429: 'Rate limited', 500: 'Internal failure', 502: 'Payment processor unavailable', 503: 'Service busy',
+  400: 'Bad request',
+  401: 'Not authenticated',
+  402: 'Membership required',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  410: 'Gone',
+  413: 'Body too large',
+  415: 'Unsupported media type',
+  429: 'Rate limited',
+  500: 'Internal failure',
+  502: 'Payment processor unavailable',
+  503: 'Service busy',
 };
 
 /** What every signed route may answer before it gets to its own work. */
 export const SIGNATURE_CODES: readonly RefusalCode[] = ['SIG_INVALID', 'NONCE_INVALID', 'UNKNOWN_AGENT', 'WEAK_KEY'];
 
 /** What a route taking a JSON body may answer before it looks at the body's meaning. */
-export const JSON_BODY_CODES: readonly RefusalCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_FAILED'];
+export const JSON_BODY_CODES: readonly RefusalCode[] = [
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'VALIDATION_FAILED',
+];
 
 /** The one body a bug gets: every operation may answer it. */
 export const ALWAYS_CODES: readonly RefusalCode[] = ['INTERNAL'];
@@ -74,16 +97,16 @@ export const ALWAYS_CODES: readonly RefusalCode[] = ['INTERNAL'];
 /** The three headers of a signed request, required together: one requirement naming all three schemes. */
 export const SIGNED = [{ agentId: [], nonce: [], signature: [] }];
 
+const header = (name: string, description: string) => ({ type: 'apiKey', in: 'header', name, description });
+
 export const SECURITY_SCHEMES = {
-  agentId: { type: 'apiKey', in: 'header', name: 'X-Agent-Id', description: 'The signer: ag_ and 16 hex digits of the SHA-256 of its public key' },
-  nonce: { type: 'apiKey', in: 'header', name: 'X-Nonce', description: 'From GET /api/v1/nonce?agent=<agent_id> or the last answer\'s X-Next-Nonce; single use' },
-  signature: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Signature',
-    description: 'base64url ed25519 signature of the society-sig-v1 signing string over the canonical body (PROTOCOL.md section 3)',
-  },
-  stripeSignature: { type: 'apiKey', in: 'header', name: 'Stripe-Signature', description: 'The payment processor\'s signature over the exact raw body' },
+  agentId: header('X-Agent-Id', 'The signer: ag_ and 16 hex digits of the SHA-256 of its public key'),
+  nonce: header('X-Nonce', "From GET /api/v1/nonce?agent=<agent_id> or the last answer's X-Next-Nonce; single use"),
+  signature: header(
+    'X-Signature',
+    'base64url ed25519 signature of the society-sig-v1 signing string over the canonical body (PROTOCOL.md section 3)',
+  ),
+  stripeSignature: header('Stripe-Signature', "The payment processor's signature over the exact raw body"),
 };
 
 export interface RefusalResponseOptions {
@@ -95,7 +118,7 @@ export interface RefusalResponseOptions {
  * One response per HTTP status, each naming exactly the refusal codes answered with
  * that status (a code has one status: engine/refusals.ts). 422 is the validation body.
  */
-export function refusalResponses(codes: Iterable<string>, options: RefusalResponseOptions = {}): Record<string, JsonSchema> {
+export function refusalResponses(codes: Iterable<string>, options: RefusalResponseOptions = {}) {
   const by_status = new Map<number, string[]>();
   for (const code of new Set(codes)) {
     const status = (REFUSALS as Record<string, { status: number } | undefined>)[code]?.status;
@@ -108,16 +131,25 @@ export function refusalResponses(codes: Iterable<string>, options: RefusalRespon
       responses['422'] = validationResponse();
       continue;
     }
-    const headers = { ...(status === 429 ? RETRY_AFTER : {}), ...(options.signed && !BEFORE_SIGNATURE.has(status) ? NEXT_NONCE_HEADERS : {}) };
+    const next_nonce = options.signed && !BEFORE_SIGNATURE.has(status);
+    const headers = { ...(status === 429 ? RETRY_AFTER : {}), ...(next_nonce ? NEXT_NONCE_HEADERS : {}) };
+    const schema = { allOf: [{ $ref: '#/components/schemas/Refusal' }], properties: { error: { enum: listed } } };
     responses[String(status)] = {
       description: `${STATUS_WORDS[status] ?? 'Refused'}: ${listed.join(', ')}`,
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Refusal' }], properties: { error: { enum: listed } } } } },
+      content: { 'application/json': { schema } },
     };
   }
   return responses;
 }
 
+/** A body that is not JSON: text (HTML, Markdown, XML, CSS, scripts) as a string, anything else as bytes. */
+export function textOrBinary(media_type: string): JsonSchema {
+  if (media_type.startsWith('text/') || media_type.endsWith('xml')) return { type: 'string' };
+  return { type: 'string', format: 'binary', contentMediaType: media_type };
+}
+
 export function validationResponse(): JsonSchema {
-  return { description: 'The request does not match its schema', content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } } } };
+  const schema = { $ref: '#/components/schemas/ValidationError' };
+  return { description: 'The request does not match its schema', content: { 'application/json': { schema } } };
 }
