@@ -4,6 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DECLARED_ROUTES, openApiDocument } from '../api/openapi.js';
 import { ROUTE_ONLY_CODES, SYSTEM_ACT_CODES } from '../api/openapi/act_refusals.js';
 import { REFUSALS, type RefusalCode } from '../engine/refusals.js';
+import { z } from 'zod';
+import { defineRead } from '../engine/read.js';
+import { SchemaComponents } from '../api/openapi/json_schema.js';
+import { readPaths } from '../api/openapi/reads.js';
 import { CATALOGUE } from '../engine/catalogue.js';
 import { READ_CATALOGUE } from '../engine/read_catalogue.js';
 import type { RouteDoc } from '../api/route_docs.js';
@@ -242,6 +246,30 @@ describe('the OpenAPI document', () => {
       ['text/plain'],
       ['application/rss+xml'],
       ['application/xml'],
+    ]);
+  });
+
+  it('documents any read the catalogue holds: a bytes read with its media type, 304, integer parameters', () => {
+    const chunk = defineRead({
+      name: 'test_chunk',
+      title: 'A chunk',
+      summary: 'Bytes.',
+      path: '/test/chunk/{chunk_x}/{chunk_y}',
+      args: z.object({ chunk_x: z.int().min(0).max(31), chunk_y: z.int().min(0).max(31), at: z.int().optional() }),
+      response: { kind: 'bytes', media_type: 'application/octet-stream', description: 'The chunk' },
+      view: () => new Uint8Array(0),
+    });
+    const components = new SchemaComponents();
+    const operation: Operation = readPaths(components, [chunk as never])['/test/chunk/{chunk_x}/{chunk_y}']!.get!;
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '304', '422', '429', '500']);
+    expect(operation.responses['200'].content).toEqual({
+      'application/octet-stream': { schema: expect.objectContaining({ type: 'string', format: 'binary' }) },
+    });
+    const parameters = operation.parameters.map((p: Operation) => [p.name, p.in, p.required, p.schema.type]);
+    expect(parameters).toEqual([
+      ['chunk_x', 'path', true, 'integer'],
+      ['chunk_y', 'path', true, 'integer'],
+      ['at', 'query', false, 'integer'],
     ]);
   });
 

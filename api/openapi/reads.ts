@@ -27,13 +27,21 @@ export function parametersOf(path: string, args: JsonSchema): JsonSchema[] {
   }));
 }
 
-function readResponse(read: ReadDefinition, components: SchemaComponents): JsonSchema {
+const ETAG = {
+  ETag: { description: 'The content hash, if the answer has one: send it as If-None-Match', schema: { type: 'string' } },
+};
+
+/** The 200 of a read, and for bytes the 304 a client holding the current ETag gets instead. */
+function readAnswers(read: ReadDefinition, components: SchemaComponents): Record<string, JsonSchema> {
   if (read.response.kind === 'bytes') {
     const { media_type, description } = read.response;
-    return { description, content: { [media_type]: { schema: textOrBinary(media_type) } } };
+    return {
+      '200': { description, headers: ETAG, content: { [media_type]: { schema: textOrBinary(media_type) } } },
+      '304': { description: 'Unchanged since the If-None-Match sent: no body' },
+    };
   }
   const schema = components.of(read.response.schema, 'output');
-  return { description: read.title, content: { 'application/json': { schema } } };
+  return { '200': { description: read.title, content: { 'application/json': { schema } } } };
 }
 
 /**
@@ -50,7 +58,7 @@ function readOperation(read: ReadDefinition, path: string, components: SchemaCom
     description: read.summary,
     operationId: id,
     ...(parameters.length > 0 ? { parameters } : {}),
-    responses: { '200': readResponse(read, components), ...refusalResponses(codes) },
+    responses: { ...readAnswers(read, components), ...refusalResponses(codes) },
     ...(read.tool ? { 'x-mcp-tool': read.name } : {}),
   };
 }
