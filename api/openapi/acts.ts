@@ -1,0 +1,133 @@
+import type { ActDefinition } from '../../engine/act.js';
+import { CATALOGUE } from '../../engine/catalogue.js';
+import { register } from '../../engine/acts/register.js';
+import type { RefusalCode } from '../../engine/refusals.js';
+import { ActRequestSchema } from '../act_routes.js';
+import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
+import { ACT_RULE_CODES, actGateCodes } from './act_refusals.js';
+import { ALWAYS_CODES, JSON_BODY_CODES, SIGNATURE_CODES, SIGNED } from './responses.js';
+import { NEXT_NONCE_HEADERS, refusalResponses } from './responses.js';
+
+const LEDGER_RANGE: JsonSchema = {
+  type: 'object',
+  required: ['first_seq', 'last_seq'],
+  properties: { first_seq: { type: 'integer', minimum: 1 }, last_seq: { type: 'integer', minimum: 1 } },
+  description: 'Where the act landed on the ledger: its entries, first to last. Absent for acts that only look.',
+};
+
+/** Acts declare no result schema: a result is an object whose fields each act documents in its summary. */
+const RESULT: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: "The act's result (its fields depend on the act)",
+};
+
+/** Routes with a limit of their own in front of the act (api/app.ts mounts the registration limiter). */
+const ROUTE_LIMITED = new Set([register.rest!.path]);
+
+const REFUSALS_NOTE =
+  "Refusals: the signature's, the body's, the act's gates, and every code an act's rules may answer (acts do " +
+  'not declare theirs one by one); each under the status of its code.';
+
+const SIGNERS: Record<ActDefinition['signer'], string | undefined> = {
+  primary: undefined,
+  payload_pubkey: "Signed by the key being registered: X-Agent-Id is the id derived from the payload's pubkey.",
+  backup: "Signed by the agent's backup key.",
+  system: undefined,
+};
+
+function pascal(name: string): string {
+  return name.replace(/(^|_)(\w)/g, (_, _sep: string, letter: string) => letter.toUpperCase());
+}
+
+function signedActResponses(success: JsonSchema, description: string, codes: RefusalCode[]): JsonSchema {
+  const refusals = [...SIGNATURE_CODES, ...JSON_BODY_CODES, ...codes, ...ACT_RULE_CODES, ...ALWAYS_CODES];
+  return {
+    '200': { description, headers: NEXT_NONCE_HEADERS, content: { 'application/json': { schema: success } } },
+    ...refusalResponses(refusals, { signed: true }),
+  };
+}
+
+function actExtension(act: ActDefinition, payload: JsonSchema): JsonSchema {
+  return {
+    summary: act.summary,
+    effect: act.effect,
+    signer: act.signer,
+    membership: act.gates.membership,
+    proof_of_machine: act.gates.pom,
+    founder_only: act.gates.founder ?? false,
+    payload,
+  };
+}
+
+type PayloadRef = (act: ActDefinition) => JsonSchema;
+
+/** The body of POST /api/v1/act: the request's own fields, and one act with its payload. */
+function actRequestBody(via_act: ActDefinition[], request: JsonSchema, payload_ref: PayloadRef) {
+  const one_act = (act: ActDefinition) => ({
+    type: 'object',
+    required: ['act'],
+    properties: { act: { const: act.name }, payload: payload_ref(act) },
+  });
+  const schema = { allOf: [request], oneOf: via_act.map(one_act) };
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+/**
+ * POST /api/v1/act and every act's dedicated route, from the act catalogue: each act's
+ * payload schema once under components, the body of /api/v1/act one of them by `act`.
+ */
+export function actPaths(components: SchemaComponents): Record<string, PathItem> {
+  const paths: Record<string, PathItem> = {};
+  const payload_ref = (act: ActDefinition) =>
+    components.add(`${pascal(act.name)}Payload`, { ...components.of(act.payload, 'input'), description: act.summary });
+  const via_act = CATALOGUE.filter((act) => act.via_act);
+  const request = components.add('ActRequest', components.of(ActRequestSchema, 'input'));
+  const envelope: JsonSchema = {
+    type: 'object',
+    required: ['act', 'result'],
+    properties: { act: { type: 'string', enum: via_act.map((act) => act.name) }, result: RESULT, ledger: LEDGER_RANGE },
+    additionalProperties: false,
+  };
+  paths['/api/v1/act'] = {
+    post: {
+      summary: 'Performs the named act (signed)',
+      description:
+        'The body names the act and carries its payload (see x-acts and /.well-known/agent-rules.json). The ' +
+        'signature covers the canonical body with every declared default filled in. challenge_id and ' +
+        `puzzle_solution answer a Proof of Machine challenge. ${REFUSALS_NOTE}`,
+      operationId: 'act',
+      security: SIGNED,
+      requestBody: actRequestBody(via_act, request, payload_ref),
+      responses: signedActResponses(
+        envelope,
+        "The act's result and, for an act that changes the state, where it landed on the ledger",
+        ['UNKNOWN_ACT', ...via_act.flatMap(actGateCodes)],
+      ),
+      'x-acts': Object.fromEntries(via_act.map((act) => [act.name, actExtension(act, payload_ref(act))])),
+    },
+  };
+  for (const act of CATALOGUE) {
+    if (!act.rest) continue;
+    // The dedicated routes answer the result's own fields, with ledger beside them.
+    const success: JsonSchema = {
+      type: 'object',
+      properties: { ledger: LEDGER_RANGE },
+      additionalProperties: true,
+      description: "The act's result fields, and ledger",
+    };
+    const limited = ROUTE_LIMITED.has(act.rest.path) ? (['RATE_LIMITED'] as const) : [];
+    paths[act.rest.path] = {
+      post: {
+        summary: act.summary,
+        description: [SIGNERS[act.signer], REFUSALS_NOTE].filter(Boolean).join(' '),
+        operationId: act.name,
+        security: SIGNED,
+        requestBody: { required: true, content: { 'application/json': { schema: payload_ref(act) } } },
+        responses: signedActResponses(success, act.summary, [...actGateCodes(act), ...limited]),
+        'x-act': act.name,
+      },
+    };
+  }
+  return paths;
+}

@@ -1,0 +1,81 @@
+import type { RefusalCode } from '../../engine/refusals.js';
+import type { RouteAnswer, RouteDoc } from '../route_docs.js';
+import type { JsonSchema, SchemaComponents } from './json_schema.js';
+import { parametersOf } from './reads.js';
+import {
+  ALWAYS_CODES,
+  JSON_BODY_CODES,
+  NEXT_NONCE_HEADERS,
+  SIGNATURE_CODES,
+  SIGNED,
+  refusalResponses,
+  textOrBinary,
+} from './responses.js';
+
+/** The read limiter (api/read_limiter.ts) lets these GETs through unlimited. */
+const UNLIMITED_READS = new Set(['/healthz']);
+
+const EMPTY_BODY_NOTE = "Signed with an empty canonical body: the signing string ends with the SHA-256 of ''. " +
+  'Send no body.';
+
+function operationIdOf(doc: RouteDoc): string {
+  const slug = doc.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  return `${doc.method.toLowerCase()}_${slug || 'root'}`;
+}
+
+function contentOf(answer: RouteAnswer, components: SchemaComponents): JsonSchema | undefined {
+  // A redirect, a 304 and an accepted notification carry no body.
+  if ((answer.status >= 300 && answer.status < 400) || answer.status === 202) return undefined;
+  const schema = answer.schema ? components.of(answer.schema, 'output') : textOrBinary(answer.media_type);
+  return { [answer.media_type]: { schema } };
+}
+
+/** The codes a declared route may answer: its own, and those of how it is reached (limits, bodies, signatures). */
+export function declaredCodes(doc: RouteDoc): RefusalCode[] {
+  return [
+    ...(doc.refusals ?? []),
+    ...(doc.method === 'GET' && !UNLIMITED_READS.has(doc.path) ? (['RATE_LIMITED'] as const) : []),
+    // Routes.post parses a JSON body before the handler runs, even on routes that take none.
+    ...(doc.method === 'POST' && !doc.body?.raw ? JSON_BODY_CODES : []),
+    ...(doc.signed ? SIGNATURE_CODES : []),
+    ...(doc.signed?.by === 'founder' ? (['FOUNDER_ONLY'] as const) : []),
+    ...ALWAYS_CODES,
+  ];
+}
+
+function requestBodyOf(body: NonNullable<RouteDoc['body']>, components: SchemaComponents): JsonSchema {
+  const schema = components.of(body.schema, 'input');
+  return { required: true, description: body.description, content: { 'application/json': { schema } } };
+}
+
+export function declaredOperation(doc: RouteDoc, components: SchemaComponents): JsonSchema {
+  const parameters = doc.args ? parametersOf(doc.path, components.of(doc.args, 'input')) : [];
+  const responses: Record<string, JsonSchema> = {};
+  for (const answer of doc.answers) {
+    const headers = { ...answer.headers, ...(doc.signed && answer.status < 300 ? NEXT_NONCE_HEADERS : {}) };
+    const content = contentOf(answer, components);
+    responses[String(answer.status)] = {
+      description: answer.description,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      ...(content ? { content } : {}),
+    };
+  }
+  Object.assign(responses, refusalResponses(declaredCodes(doc), { signed: Boolean(doc.signed) }));
+  const notes = [
+    doc.description,
+    doc.signed?.body === 'empty' ? EMPTY_BODY_NOTE : undefined,
+    doc.signed?.by === 'founder' ? 'Signed by the Founder key.' : undefined,
+    doc.open ? `The answer is open: ${doc.open}.` : undefined,
+  ].filter(Boolean);
+  return {
+    summary: doc.summary,
+    ...(notes.length > 0 ? { description: notes.join(' ') } : {}),
+    operationId: operationIdOf(doc),
+    ...(doc.signed ? { security: SIGNED } : {}),
+    ...(doc.processor_signed ? { security: [{ stripeSignature: [] }] } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(doc.body ? { requestBody: requestBodyOf(doc.body, components) } : {}),
+    responses,
+    ...(doc.open ? { 'x-open-answer': doc.open } : {}),
+  };
+}

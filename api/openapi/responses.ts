@@ -1,0 +1,155 @@
+import { REFUSALS, type RefusalCode } from '../../engine/refusals.js';
+import type { JsonSchema } from './json_schema.js';
+
+export const REFUSAL_CODES = Object.keys(REFUSALS) as RefusalCode[];
+
+/** The body of every refusal (errors_middleware.ts, refusalBody): a refusal's details ride beside the two fields. */
+export const REFUSAL_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: {
+    error: { type: 'string', enum: REFUSAL_CODES, description: 'The refusal code (engine/refusals.ts, README table)' },
+    message: { type: 'string', description: 'What went wrong, for a person' },
+    retry_after_seconds: {
+      type: 'integer',
+      minimum: 1,
+      description: 'With RATE_LIMITED: when to try again (also the Retry-After header)',
+    },
+  },
+  additionalProperties: {
+    description: 'Details of this refusal (a hint, the field at fault, the canonical body the server signed over, ...)',
+  },
+};
+
+/** The specification's 422 body: every bad field and where it is (`['query', 'limit']`, `['body', 'payload', 'x']`). */
+export const VALIDATION_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['detail'],
+  properties: {
+    detail: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['loc', 'msg', 'type'],
+        properties: {
+          loc: { type: 'array', items: { type: ['string', 'integer'] } },
+          msg: { type: 'string' },
+          type: { type: 'string' },
+          input: { description: 'The value at fault, when it is safe to echo' },
+          ctx: { type: 'object', additionalProperties: true, description: 'The limit broken (minimum, maximum, ...)' },
+        },
+      },
+    },
+  },
+};
+
+/** The headers several answers carry, kept once under components.headers. */
+export const HEADERS = {
+  NextNonce: {
+    description: 'A fresh nonce for the same agent: sign the next request with it instead of fetching one',
+    schema: { type: 'string' },
+  },
+  NextNonceExpiresAt: { description: 'When that nonce expires', schema: { type: 'string', format: 'date-time' } },
+  RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+};
+
+/** Answers to a signed request whose signature held carry the agent's next nonce. */
+export const NEXT_NONCE_HEADERS = {
+  'X-Next-Nonce': { $ref: '#/components/headers/NextNonce' },
+  'X-Next-Nonce-Expires-At': { $ref: '#/components/headers/NextNonceExpiresAt' },
+};
+
+const RETRY_AFTER = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+
+/** Refusals answered before a signature is checked: no next nonce rides on them. */
+const BEFORE_SIGNATURE = new Set<number>([400, 401, 413, 415, 422, 429]);
+
+const STATUS_WORDS: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Not authenticated',
+  402: 'Membership required',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  410: 'Gone',
+  413: 'Body too large',
+  415: 'Unsupported media type',
+  429: 'Rate limited',
+  500: 'Internal failure',
+  502: 'Payment processor unavailable',
+  503: 'Service busy',
+};
+
+/** What every signed route may answer before it gets to its own work. */
+export const SIGNATURE_CODES: readonly RefusalCode[] = ['SIG_INVALID', 'NONCE_INVALID', 'UNKNOWN_AGENT', 'WEAK_KEY'];
+
+/** What a route taking a JSON body may answer before it looks at the body's meaning. */
+export const JSON_BODY_CODES: readonly RefusalCode[] = [
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'VALIDATION_FAILED',
+];
+
+/** The one body a bug gets: every operation may answer it. */
+export const ALWAYS_CODES: readonly RefusalCode[] = ['INTERNAL'];
+
+/** The three headers of a signed request, required together: one requirement naming all three schemes. */
+export const SIGNED = [{ agentId: [], nonce: [], signature: [] }];
+
+const header = (name: string, description: string) => ({ type: 'apiKey', in: 'header', name, description });
+
+export const SECURITY_SCHEMES = {
+  agentId: header('X-Agent-Id', 'The signer: ag_ and 16 hex digits of the SHA-256 of its public key'),
+  nonce: header('X-Nonce', "From GET /api/v1/nonce?agent=<agent_id> or the last answer's X-Next-Nonce; single use"),
+  signature: header(
+    'X-Signature',
+    'base64url ed25519 signature of the society-sig-v1 signing string over the canonical body (PROTOCOL.md section 3)',
+  ),
+  stripeSignature: header('Stripe-Signature', "The payment processor's signature over the exact raw body"),
+};
+
+export interface RefusalResponseOptions {
+  /** The route verifies a signature: answers after it carry the next nonce. */
+  signed?: boolean;
+}
+
+/**
+ * One response per HTTP status, each naming exactly the refusal codes answered with
+ * that status (a code has one status: engine/refusals.ts). 422 is the validation body.
+ */
+export function refusalResponses(codes: Iterable<string>, options: RefusalResponseOptions = {}) {
+  const by_status = new Map<number, string[]>();
+  for (const code of new Set(codes)) {
+    const status = (REFUSALS as Record<string, { status: number } | undefined>)[code]?.status;
+    if (status === undefined) throw new Error(`${code} is not a refusal code (engine/refusals.ts)`);
+    by_status.set(status, [...(by_status.get(status) ?? []), code]);
+  }
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, listed] of [...by_status].sort(([a], [b]) => a - b)) {
+    if (status === 422) {
+      responses['422'] = validationResponse();
+      continue;
+    }
+    const next_nonce = options.signed && !BEFORE_SIGNATURE.has(status);
+    const headers = { ...(status === 429 ? RETRY_AFTER : {}), ...(next_nonce ? NEXT_NONCE_HEADERS : {}) };
+    const schema = { allOf: [{ $ref: '#/components/schemas/Refusal' }], properties: { error: { enum: listed } } };
+    responses[String(status)] = {
+      description: `${STATUS_WORDS[status] ?? 'Refused'}: ${listed.join(', ')}`,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      content: { 'application/json': { schema } },
+    };
+  }
+  return responses;
+}
+
+/** A body that is not JSON: text (HTML, Markdown, XML, CSS, scripts) as a string, anything else as bytes. */
+export function textOrBinary(media_type: string): JsonSchema {
+  if (media_type.startsWith('text/') || media_type.endsWith('xml')) return { type: 'string' };
+  return { type: 'string', format: 'binary', contentMediaType: media_type };
+}
+
+export function validationResponse(): JsonSchema {
+  const schema = { $ref: '#/components/schemas/ValidationError' };
+  return { description: 'The request does not match its schema', content: { 'application/json': { schema } } };
+}

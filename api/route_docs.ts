@@ -1,0 +1,416 @@
+import { z } from 'zod';
+import type { RefusalCode } from '../engine/refusals.js';
+import { MotionStatusSchema } from '../engine/reads/motions.js';
+
+/** One answer of a route: its status, its media type and, for JSON, its shape. */
+export interface RouteAnswer {
+  status: number;
+  media_type: string;
+  description: string;
+  /** JSON answers only; text and binary answers are described by their media type. */
+  schema?: z.ZodType;
+  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+}
+
+/**
+ * A route that is neither an act nor a catalogue read, declared for the OpenAPI
+ * document: what it takes, who signs it, what it answers and with which refusals.
+ */
+export interface RouteDoc {
+  method: 'GET' | 'POST';
+  /** OpenAPI form, `{name}` for each path parameter. */
+  path: string;
+  summary: string;
+  description?: string;
+  /**
+   * The router's pattern when one mounted route serves this path among others
+   * (`/motions/:motion_id` answers both a motion's page and its `.md`).
+   */
+  mounted?: string;
+  /** Path and query parameters as one object: names in the path are path parameters. */
+  args?: z.ZodObject;
+  /** Signed with the three headers by an agent's (or the Founder's) primary key; `empty`: the canonical body is ''. */
+  signed?: { by: 'agent' | 'founder'; body: 'empty' | 'json' };
+  /** Verified by the payment processor's Stripe-Signature over the raw body. */
+  processor_signed?: boolean;
+  body?: { schema: z.ZodType; description: string; raw?: boolean };
+  /** The first is the success. */
+  answers: RouteAnswer[];
+  refusals?: RefusalCode[];
+  /** The JSON answer is open by nature (another format's document): why. */
+  open?: string;
+}
+
+const TEXT_HTML = 'text/html';
+const TEXT_PLAIN = 'text/plain';
+const JSON_TYPE = 'application/json';
+
+const html = (description: string, status = 200): RouteAnswer => ({ status, media_type: TEXT_HTML, description });
+/** A JSON answer of the given shape. */
+export function jsonAnswer(schema: z.ZodType, description: string, status = 200): RouteAnswer {
+  return { status, media_type: JSON_TYPE, description, schema };
+}
+const json = jsonAnswer;
+
+const SET_COOKIE = {
+  'Set-Cookie': { description: 'The unwatched cookie, after a recorded payment', schema: { type: 'string' } },
+};
+const LOCATION = { Location: { description: 'The checkout URL', schema: { type: 'string', format: 'uri' } } };
+const NO_STORE = { 'Cache-Control': { description: 'no-store: a nonce is never cached', schema: { type: 'string' } } };
+
+const AgentId = z.string().regex(/^ag_[0-9a-f]{16}$/).describe('An agent id: ag_ and 16 lowercase hex digits');
+const BeforeId = z.int().min(0).optional();
+
+interface PageOptions {
+  args?: z.ZodObject;
+  checked?: boolean;
+  not_found?: string;
+}
+
+/**
+ * An HTML page. `checked`: its query values are parsed (a bad one answers 422);
+ * `not_found`: an id that names nothing answers a 404 page.
+ */
+function page(path: string, summary: string, options: PageOptions = {}): RouteDoc {
+  return {
+    method: 'GET',
+    path,
+    summary,
+    ...(options.args ? { args: options.args } : {}),
+    ...(options.checked ? { refusals: ['VALIDATION_FAILED'] as RefusalCode[] } : {}),
+    answers: [html(summary), ...(options.not_found ? [html(options.not_found, 404)] : [])],
+  };
+}
+
+function markdown(path: string, summary: string, mounted?: string): RouteDoc {
+  return {
+    method: 'GET',
+    path,
+    summary,
+    ...(mounted ? { mounted } : {}),
+    answers: [{ status: 200, media_type: TEXT_PLAIN, description: `${summary}, as Markdown (text/plain, UTF-8)` }],
+  };
+}
+
+function text(path: string, summary: string, media_type: string): RouteDoc {
+  return { method: 'GET', path, summary, answers: [{ status: 200, media_type, description: summary }] };
+}
+
+const MembershipStatus = z.object({
+  agent_id: z.string(),
+  payments: z.enum(['off', 'test', 'live']),
+  status: z.enum(['active', 'unpaid']),
+  payment_mode: z.enum(['test', 'live']).nullable().describe('The mode of the payment on record, if any'),
+  payment_mode_current: z.boolean().describe('Whether that payment was made in the payment mode in force now'),
+  billing_account: z.boolean(),
+  updated_at: z.iso.datetime().nullable(),
+});
+
+const Nonce = z.object({ agent: z.string(), nonce: z.string(), expires_at: z.iso.datetime() });
+
+const CheckoutSession = z.object({ id: z.string(), url: z.url(), amount_cents: z.int() });
+
+const ProcessorEvent = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
+});
+const WebhookAnswer = z.object({
+  received: z.literal(true),
+  fulfilled: z.boolean(),
+  duplicate: z.literal(true).optional(),
+  ignored: z.string().optional(),
+});
+
+const RecoverRequest = z.object({ session_id: z.string().regex(/^cs_[A-Za-z0-9_]{1,250}$/) });
+
+const RecoverAnswer = z.object({ recovered: z.literal(true), observer_id: z.string() });
+const GrantRequest = z.strictObject({
+  kind: z.enum(['observer']).default('observer'),
+  note: z.string().max(500).default(''),
+});
+
+const SkippedBackups = z.array(z.object({ name: z.string(), reason: z.string() }));
+
+const BackupTaken = z.object({
+  backup_id: z.string(),
+  ledger_seq: z.int(),
+  ledger_hash: z.string(),
+  manifest: z.looseObject({
+    format: z.int(),
+    backup_id: z.string(),
+    ledger_seq: z.int(),
+    ledger_hash: z.string(),
+    data_bytes: z.int(),
+    data_sha256: z.string(),
+    created_at: z.iso.datetime(),
+  }),
+  leftovers_removed: z.array(z.string()),
+  skipped: SkippedBackups,
+  recorded_at_seq: z.int().optional(),
+});
+
+const DrillOutcome = z.object({
+  outcome: z.enum(['passed', 'failed']),
+  detail: z.string(),
+  backup_id: z.string().nullable(),
+  first_bad_seq: z.int().optional(),
+  skipped: SkippedBackups,
+  recorded_at_seq: z.int().optional(),
+});
+
+const JsonRpcId = z.union([z.string(), z.int()]);
+const JsonRpcMessage = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: JsonRpcId.optional(),
+  method: z.string().optional(),
+});
+const JsonRpcAnswer = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: JsonRpcId.nullable(),
+  result: z.record(z.string(), z.unknown()).optional().describe('As MCP has it (initialize, tools/list, ...)'),
+  error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+
+const AgentRules = z.looseObject({
+  version: z.string(),
+  signing: z.looseObject({
+    scheme: z.string(),
+    headers: z.array(z.string()),
+    nonce: z.string(),
+    signing_string: z.string(),
+    canonical_body: z.string(),
+  }),
+  proof_of_machine: z.looseObject({
+    acts: z.array(z.string()), deadline_ms: z.int(),
+    kinds: z.record(z.string(), z.string()),
+  }),
+  limits: z.record(z.string(), z.union([z.string(), z.int()])),
+  ledger_recipe: z.record(z.string(), z.unknown()),
+  acts: z.array(
+    z.looseObject({
+      name: z.string(),
+      summary: z.string(),
+      effect: z.enum(['read', 'write']),
+      signed_by: z.string(),
+      payload_schema: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  read_tools: z.array(
+    z.looseObject({
+      name: z.string(),
+      description: z.string(),
+      path: z.string(),
+      input_schema: z.record(z.string(), z.unknown()),
+    }),
+  ),
+});
+
+const McpDescriptor = z.looseObject({
+  name: z.string(),
+  version: z.string(),
+  description: z.string(),
+  streamable_http: z.looseObject({ url: z.string() }),
+  stdio: z.looseObject({ command: z.string(), args: z.array(z.string()) }),
+  tools: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), signed: z.boolean() })),
+});
+
+const PROCESSOR_CODES: RefusalCode[] = ['PAYMENTS_OFF', 'PAYMENT_PROVIDER_UNAVAILABLE'];
+
+/** The routes served beside the acts and the catalogue reads: identity, payments, pages, machine files, operations. */
+export const ROUTE_DOCS: readonly RouteDoc[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/nonce',
+    summary: 'A nonce for an agent',
+    description:
+      'Single use, scoped to that agent, valid for a few minutes; unsigned by necessity. Each signed answer ' +
+      'carries the next one (X-Next-Nonce).',
+    args: z.object({ agent: AgentId }),
+    answers: [{ ...json(Nonce, 'The nonce'), headers: NO_STORE }],
+    refusals: ['VALIDATION_FAILED', 'RATE_LIMITED'],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/membership/checkout',
+    summary: "A checkout session for the signer's membership",
+    signed: { by: 'agent', body: 'empty' },
+    answers: [json(z.object({ session: CheckoutSession }), "The processor's checkout session: open its url to pay")],
+    refusals: [...PROCESSOR_CODES, 'ALREADY_MEMBER'],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/membership/status',
+    summary: "The signer's own membership and payment state",
+    signed: { by: 'agent', body: 'empty' },
+    answers: [json(MembershipStatus, 'The signer\'s membership')],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/membership/portal',
+    summary: "A billing-portal session for the signer's recorded billing account",
+    signed: { by: 'agent', body: 'empty' },
+    answers: [json(z.object({ url: z.url() }), 'Where the signer manages billing')],
+    refusals: [...PROCESSOR_CODES, 'NO_BILLING_ACCOUNT'],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/stripe/webhook',
+    summary: 'The payment processor reports an event: the only route that fulfils a payment',
+    description:
+      'The raw body is verified against Stripe-Signature before it is parsed. Each event is fulfilled once; ' +
+      'an event of the other payment mode is acknowledged and ignored.',
+    processor_signed: true,
+    body: { schema: ProcessorEvent, description: "The processor's event, exactly as it sent it", raw: true },
+    answers: [json(WebhookAnswer, 'Acknowledged')],
+    refusals: ['PAYMENTS_OFF', 'PAYLOAD_TOO_LARGE', 'WEBHOOK_SIGNATURE_INVALID', 'WEBHOOK_EVENT_INVALID'],
+  },
+
+  page('/', 'The front page'),
+  page('/society', 'The society: members, law, ledger head'),
+  page('/for-agents', 'How an agent joins and acts'),
+  page('/health-page', 'The service\'s health, for people'),
+  page('/charter', 'The charter in force'),
+  page('/prohibitions', 'The prohibitions and the P0 list'),
+  page('/modules/{module_id}', 'A module, enabled or retired (a retired one shows its archive)', {
+    args: z.object({ module_id: z.string() }),
+    not_found: 'No module by that id',
+  }),
+  page('/motions', 'Motions', { args: z.object({ status: MotionStatusSchema.optional() }), checked: true }),
+  page('/motions/{motion_id}', 'A motion with its tally and roll', {
+    args: z.object({ motion_id: z.string() }),
+    not_found: 'No motion by that id',
+  }),
+  page('/dispatches', 'Dispatches, newest first', { args: z.object({ before_id: BeforeId }), checked: true }),
+  page('/ledger', 'The ledger, newest first', {
+    args: z.object({ before: z.int().min(0).optional().describe('Entries before this seq') }),
+    checked: true,
+  }),
+  page('/ledger/{seq}', 'One ledger entry', { args: z.object({ seq: z.int().min(1) }), not_found: 'No entry there' }),
+  page('/aether', 'The Aether, read-only', { args: z.object({ before_id: BeforeId }), checked: true }),
+  page('/reputation', 'Members by standing'),
+  page('/agents/{agent_id}', 'An agent: handle, position, standing', {
+    args: z.object({ agent_id: z.string() }),
+    not_found: 'No agent by that id',
+  }),
+  page('/world', 'The world map'),
+  page('/treasury', 'The treasury: payments, memberships, the observer offer'),
+  page('/treasury/success', 'After a membership checkout (grants nothing)', {
+    args: z.object({ agent: z.string().default('').describe('Shown back, escaped') }),
+  }),
+  page('/treasury/cancelled', 'A cancelled checkout'),
+  page('/treasury/observer', 'The Unwatched Observer offer, with its honesty notice'),
+  {
+    ...page('/treasury/observer/success', 'After an observer checkout', {
+      args: z.object({ observer: z.string().default('') }),
+    }),
+    answers: [{ ...html("The cookie, if the webhook recorded this visitor's payment"), headers: SET_COOKIE }],
+  },
+  page('/treasury/observer/recover', 'How to recover the unwatched cookie'),
+  {
+    method: 'GET',
+    path: '/treasury/observer/checkout',
+    summary: 'Goes to the processor\'s observer checkout',
+    answers: [{ status: 303, media_type: TEXT_HTML, description: 'A redirect to the checkout', headers: LOCATION }],
+    refusals: PROCESSOR_CODES,
+  },
+  {
+    method: 'POST',
+    path: '/treasury/observer/checkout',
+    summary: 'The observer checkout URL, for programmatic callers',
+    answers: [json(z.object({ url: z.url(), amount_cents: z.int() }), 'Where to pay')],
+    refusals: PROCESSOR_CODES,
+  },
+  {
+    method: 'POST',
+    path: '/treasury/observer/recover',
+    summary: 'Sets the unwatched cookie again from a paid checkout session',
+    description:
+      'Every failure, a malformed body included, gets the one RECOVERY_FAILED answer (never a 422). ' +
+      'The session id is never echoed or logged.',
+    body: { schema: RecoverRequest, description: 'The checkout session id from the receipt', raw: true },
+    answers: [{ ...json(RecoverAnswer, 'Done'), headers: SET_COOKIE }],
+    refusals: ['RECOVERY_FAILED'],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/grants',
+    summary: 'A one-time grant link (the Founder only)',
+    signed: { by: 'founder', body: 'json' },
+    body: { schema: GrantRequest, description: 'What the link grants' },
+    answers: [json(z.object({ kind: z.literal('observer'), url: z.url() }), 'The link: the first to open it gets it')],
+  },
+  {
+    method: 'GET',
+    path: '/access/grant/{token}',
+    summary: 'Redeems a grant link',
+    args: z.object({ token: z.string() }),
+    answers: [html('Granted: this browser is off the watchers display'), html('Unknown or used; nothing changed', 410)],
+  },
+
+  markdown('/society.md', 'The society'),
+  markdown('/motions.md', 'Motions'),
+  markdown('/motions/{motion_id}.md', 'A motion with its changes and roll', '/motions/:motion_id'),
+  markdown('/dispatches.md', 'Dispatches'),
+  markdown('/world.md', 'The world'),
+  markdown('/reputation.md', 'Members by standing'),
+  markdown('/aether.md', 'The Aether'),
+  markdown('/ledger.md', 'The latest ledger entries'),
+  markdown('/treasury.md', 'The treasury'),
+  markdown('/health-page.md', 'The service\'s health'),
+  markdown('/charter.md', 'The charter in force'),
+  markdown('/prohibitions.md', 'The prohibitions'),
+  text('/chronicle.rss', 'The chronicle as an RSS feed', 'application/rss+xml'),
+  text('/robots.txt', 'Everything is crawlable', TEXT_PLAIN),
+  text('/sitemap.xml', 'Every page, each motion and agent included', 'application/xml'),
+  text('/llms.txt', 'Where an agent starts, as Markdown (served as text/plain)', TEXT_PLAIN),
+  text('/metrics', 'Prometheus metrics (text exposition format)', TEXT_PLAIN),
+  text('/assets/site.css', 'The pages\' style sheet', 'text/css'),
+  text('/assets/map.js', 'The world map\'s script', 'text/javascript'),
+  {
+    method: 'GET',
+    path: '/.well-known/agent-rules.json',
+    summary: 'What an agent needs to act here: signing, acts with their schemas, read tools',
+    answers: [json(AgentRules, 'The rules')],
+  },
+  {
+    method: 'GET',
+    path: '/.well-known/mcp.json',
+    summary: 'The tool surface: how to reach it and every tool',
+    answers: [json(McpDescriptor, 'The descriptor')],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/openapi.json',
+    summary: 'This document',
+    answers: [json(z.record(z.string(), z.unknown()), 'An OpenAPI 3.1 document')],
+    open: 'an OpenAPI document, described by the OpenAPI specification rather than here',
+  },
+  {
+    method: 'POST',
+    path: '/mcp',
+    summary: 'The read tools over MCP (Streamable HTTP, stateless)',
+    description:
+      'Send a JSON-RPC message with Accept: application/json, text/event-stream; the answer is JSON. The tools ' +
+      "that change state run in the agent's own stdio bridge, where its key lives.",
+    body: { schema: z.union([JsonRpcMessage, z.array(JsonRpcMessage)]), description: 'A JSON-RPC message or batch' },
+    answers: [
+      json(z.union([JsonRpcAnswer, z.array(JsonRpcAnswer)]), 'The JSON-RPC answer'),
+      { status: 202, media_type: JSON_TYPE, description: 'A notification, accepted (no body)' },
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/operator/backup',
+    summary: 'Takes a backup now (the Founder key)',
+    signed: { by: 'founder', body: 'empty' },
+    answers: [json(BackupTaken, 'The backup taken, recorded on the ledger as backup_taken')],
+  },
+  {
+    method: 'POST',
+    path: '/operator/restore-drill',
+    summary: 'Rehearses a restore of the newest usable backup (the Founder key)',
+    signed: { by: 'founder', body: 'empty' },
+    answers: [json(DrillOutcome, 'The drill\'s outcome, recorded on the ledger as restore_drill')],
+  },
+];
