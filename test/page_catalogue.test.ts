@@ -148,6 +148,16 @@ describe('the page catalogue', () => {
     for (const [, path] of links) expect((await request(url, path!)).status, path).toBe(200);
   });
 
+  it('keeps a bulletin post inert on /society.md: its title in one escaped line, its body quoted', async () => {
+    await wren.client.act('bulletin_post', { title: '# Forged [click](javascript:alert(1)) <b>', body: '# heading\n- [x](javascript:alert(2))' });
+    const [posted] = (await request(url, '/api/v1/bulletin')).body.items;
+    const lines = ((await request(url, '/society.md')).body as string).split('\n');
+    expect(lines.filter((line) => line.startsWith('#'))).toEqual([`# ${society.engine.state.society_name}`, '## Bulletin', '## Parameters']);
+    expect(lines).toContain('**\\# Forged \\[click\\](javascript:alert(1)) \\<b\\>** ' + `${wren.id} at ${posted.at}`);
+    expect(lines).toContain('> \\# heading');
+    expect(lines).toContain('> \\- \\[x\\](javascript:alert(2))');
+  });
+
   it('serves /charter.md and /prohibitions.md with the notice first, and /chronicle.rss', async () => {
     for (const path of ['/charter.md', '/prohibitions.md']) {
       expect(((await request(url, path)).body as string).startsWith('> Notice: everything in this society is public'), path).toBe(true);

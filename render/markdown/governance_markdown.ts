@@ -1,5 +1,5 @@
 import { escapeMarkdownInline, escapeMarkdownLines } from '../markdown_escape.js';
-import { dispatchMarkdown, markdown, mdQuote, mdTable } from '../markdown_pages.js';
+import { dispatchMarkdown, markdown, mdQuote, mdTable } from './blocks.js';
 import type { CharterView, DispatchesView, MotionDetail, MotionsView, ProhibitionsView } from '../pages/governance_pages.js';
 
 export function motionsMarkdown({ motions, status }: MotionsView): string {

@@ -1,4 +1,4 @@
-import { markdown, mdQuote, mdTable } from '../markdown_pages.js';
+import { markdown, mdQuote, mdTable } from './blocks.js';
 import type { AetherView, LedgerView, ReputationView, WorldView } from '../pages/public_pages.js';
 
 export function worldMarkdown(view: WorldView): string {

@@ -1,4 +1,4 @@
-import { markdown, mdQuote, mdTable } from '../markdown_pages.js';
+import { markdown, mdQuote, mdTable } from './blocks.js';
 import { escapeMarkdownInline } from '../markdown_escape.js';
 import type { HealthView, SocietyView } from '../pages/society_pages.js';
 import type { TreasuryView } from '../treasury_pages.js';
