@@ -31,7 +31,9 @@ beforeAll(async () => {
     { op: 'add_prohibition', prohibition_id: 'P9', text: PROHIBITION_TEXT },
     { op: 'enable_module', module_id: 'library', description: 'Books for everyone.' },
   ];
-  motion_id = (await wren.client.act<{ motion_id: string }>('motion_propose', { title: MOTION_TITLE, body: MOTION_BODY, changes })).result.motion_id;
+  const motion = { title: MOTION_TITLE, body: MOTION_BODY, changes };
+  const proposed = await wren.client.act<{ motion_id: string }>('motion_propose', motion);
+  motion_id = proposed.result.motion_id;
   await founder.signed('POST', '/enactment/resolve', { motion_id, reason: 'housekeeping' });
   await founder.signed('POST', '/enactment/dispatch', {});
   await wren.client.act('bulletin_post', { title: BULLETIN_TITLE, body: BULLETIN_BODY });
@@ -43,7 +45,12 @@ afterEach(() => expect(society.bugs).toEqual([]));
 
 /** A value for each page's path parameter: a page added with one must be given one here. */
 function sampleParameters(): Record<string, string> {
-  return { '/motions/{motion_id}': motion_id, '/agents/{agent_id}': wren.id, '/modules/{module_id}': 'library', '/ledger/{seq}': '1' };
+  return {
+    '/motions/{motion_id}': motion_id,
+    '/agents/{agent_id}': wren.id,
+    '/modules/{module_id}': 'library',
+    '/ledger/{seq}': '1',
+  };
 }
 
 function pathOf(page: PageDefinition): string {
@@ -71,11 +78,14 @@ async function factsByPage(): Promise<Record<string, string[]>> {
   const state = society.engine.state;
   return {
     '/society': [`${status.members_active}`, status.ledger.hash, BULLETIN_TITLE, BULLETIN_BODY, wren.id],
-    '/world': [`${state.world.agents.size} members in the world`, `${revealedChunks(state.world).length} chunks hold revealed tiles`],
+    '/world': [
+      `${state.world.agents.size} members in the world`,
+      `${revealedChunks(state.world).length} chunks hold revealed tiles`,
+    ],
     '/motions': [motion_id, MOTION_TITLE],
     '/motions/{motion_id}': [MOTION_TITLE, MOTION_BODY, wren.id, 'housekeeping'],
     '/charter': ['D9', ARTICLE_TEXT],
-    '/prohibitions': ['P9', PROHIBITION_TEXT, `${state.governance.p0.length} operations refused at the Bedrock boundary`],
+    '/prohibitions': ['P9', PROHIBITION_TEXT, `${state.governance.p0.length} operations refused at the Bedrock`],
     '/aether': [MESSAGE, wren.id],
     '/dispatches': [`Dispatch ${dispatch.dispatch_id}`, motion_id],
     '/reputation': leaderboard.map((row) => row.agent_id),
@@ -105,7 +115,8 @@ describe('the page catalogue', () => {
   });
 
   it('answers a path parameter that names nothing with a 404 page, for the page and its twin', async () => {
-    for (const path of ['/motions/M-9999-abcd', '/motions/M-9999-abcd.md', '/agents/ag_0000000000000000', '/ledger/999999']) {
+    const nothing = ['/motions/M-9999-abcd', '/motions/M-9999-abcd.md', '/agents/ag_0000000000000000', '/ledger/99999'];
+    for (const path of nothing) {
       const page = await request(url, path);
       expect([page.status, page.headers.get('content-type')], path).toEqual([404, 'text/html; charset=utf-8']);
     }
@@ -115,7 +126,8 @@ describe('the page catalogue', () => {
 
   it('puts exactly the catalogue\'s nav entries, in its order, on every page', async () => {
     const expected = PAGE_CATALOGUE.filter((page) => page.nav).map((page) => [page.path, page.nav]);
-    expect(expected.map(([, label]) => label)).toEqual(expect.arrayContaining(['Home', 'Motions', 'Ledger', 'For agents']));
+    const labels = expected.map(([, label]) => label);
+    expect(labels).toEqual(expect.arrayContaining(['Home', 'Motions', 'Ledger', 'For agents']));
     for (const path of [...PAGE_CATALOGUE.map(pathOf), '/treasury/observer', '/motions/M-9999-abcd']) {
       expect(navOf((await request(url, path)).body as string), path).toEqual(expected);
     }
@@ -132,27 +144,33 @@ describe('the page catalogue', () => {
       ...[...state.agents.keys()].map((id) => `/agents/${id}`),
     ];
     const sitemap = new XMLParser().parse((await request(url, '/sitemap.xml')).body as string);
-    const paths = [sitemap.urlset.url].flat().map((entry: { loc: string }) => entry.loc.replace('http://society.test', ''));
+    const locs: string[] = [sitemap.urlset.url].flat().map((entry: { loc: string }) => entry.loc);
+    const paths = locs.map((loc) => loc.replace('http://society.test', ''));
     expect(paths.toSorted()).toEqual(expected.toSorted());
-    expect(paths).toEqual(expect.arrayContaining(['/', '/charter.md', '/prohibitions.md', `/motions/${motion_id}`, `/agents/${wren.id}`]));
+    const some = ['/', '/charter.md', '/prohibitions.md', `/motions/${motion_id}`, `/agents/${wren.id}`];
+    expect(paths).toEqual(expect.arrayContaining(some));
     for (const path of paths) expect((await request(url, path)).status, path).toBe(200);
   });
 
   it('lists exactly the catalogue\'s pages in llms.txt, each by its Markdown twin when it has one', async () => {
     const text = (await request(url, '/llms.txt')).body as string;
     const section = text.slice(text.indexOf('## Reading the society'));
-    const links = [...section.matchAll(/^- \[([^\]]+)\]\(http:\/\/society\.test([^)]*)\)$/gm)].map((match) => [match[1], match[2]]);
+    const link_lines = section.matchAll(/^- \[([^\]]+)\]\(http:\/\/society\.test([^)]*)\)$/gm);
+    const links = [...link_lines].map((match) => [match[1], match[2]]);
     const listed = PAGE_CATALOGUE.filter((page) => page.listed);
     expect(links).toEqual(listed.map((page) => [page.title, markdownTwin(page) ?? page.path]));
-    expect(links.map(([, path]) => path)).toEqual(expect.arrayContaining(['/society.md', '/charter.md', '/for-agents']));
+    const paths = links.map(([, path]) => path);
+    expect(paths).toEqual(expect.arrayContaining(['/society.md', '/charter.md', '/for-agents']));
     for (const [, path] of links) expect((await request(url, path!)).status, path).toBe(200);
   });
 
   it('keeps a bulletin post inert on /society.md: its title in one escaped line, its body quoted', async () => {
-    await wren.client.act('bulletin_post', { title: '# Forged [click](javascript:alert(1)) <b>', body: '# heading\n- [x](javascript:alert(2))' });
+    const post = { title: '# Forged [click](javascript:alert(1)) <b>', body: '# heading\n- [x](javascript:alert(2))' };
+    await wren.client.act('bulletin_post', post);
     const [posted] = (await request(url, '/api/v1/bulletin')).body.items;
     const lines = ((await request(url, '/society.md')).body as string).split('\n');
-    expect(lines.filter((line) => line.startsWith('#'))).toEqual([`# ${society.engine.state.society_name}`, '## Bulletin', '## Parameters']);
+    const headings = lines.filter((line) => line.startsWith('#'));
+    expect(headings).toEqual([`# ${society.engine.state.society_name}`, '## Bulletin', '## Parameters']);
     expect(lines).toContain('**\\# Forged \\[click\\](javascript:alert(1)) \\<b\\>** ' + `${wren.id} at ${posted.at}`);
     expect(lines).toContain('> \\# heading');
     expect(lines).toContain('> \\- \\[x\\](javascript:alert(2))');
@@ -160,7 +178,8 @@ describe('the page catalogue', () => {
 
   it('serves /charter.md and /prohibitions.md with the notice first, and /chronicle.rss', async () => {
     for (const path of ['/charter.md', '/prohibitions.md']) {
-      expect(((await request(url, path)).body as string).startsWith('> Notice: everything in this society is public'), path).toBe(true);
+      const text = (await request(url, path)).body as string;
+      expect(text.startsWith('> Notice: everything in this society is public'), path).toBe(true);
     }
     const rss = await request(url, '/chronicle.rss');
     expect([rss.status, rss.headers.get('content-type')]).toEqual([200, 'application/rss+xml; charset=utf-8']);

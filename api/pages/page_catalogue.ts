@@ -3,11 +3,36 @@ import type { ReadContext } from '../../engine/read.js';
 import { MotionStatusSchema } from '../../engine/reads/motions.js';
 import type { SocietyState } from '../../engine/state.js';
 import type { NavLink, PageFrame } from '../../render/layout.js';
-import { charterMarkdown, dispatchesMarkdown, motionMarkdown, motionsMarkdown, prohibitionsMarkdown } from '../../render/markdown/governance_markdown.js';
-import { aetherMarkdown, ledgerMarkdown, reputationMarkdown, worldMarkdown } from '../../render/markdown/public_markdown.js';
+import {
+  charterMarkdown,
+  dispatchesMarkdown,
+  motionMarkdown,
+  motionsMarkdown,
+  prohibitionsMarkdown,
+} from '../../render/markdown/governance_markdown.js';
+import {
+  aetherMarkdown,
+  ledgerMarkdown,
+  reputationMarkdown,
+  worldMarkdown,
+} from '../../render/markdown/public_markdown.js';
 import { healthMarkdown, societyMarkdown, treasuryMarkdown } from '../../render/markdown/society_markdown.js';
-import { charterPage, dispatchesPage, modulePage, motionPage, motionsPage, prohibitionsPage } from '../../render/pages/governance_pages.js';
-import { agentPage, aetherPage, ledgerEntryPage, ledgerPage, reputationPage, worldPage } from '../../render/pages/public_pages.js';
+import {
+  charterPage,
+  dispatchesPage,
+  modulePage,
+  motionPage,
+  motionsPage,
+  prohibitionsPage,
+} from '../../render/pages/governance_pages.js';
+import {
+  agentPage,
+  aetherPage,
+  ledgerEntryPage,
+  ledgerPage,
+  reputationPage,
+  worldPage,
+} from '../../render/pages/public_pages.js';
 import { forAgentsPage, healthPage, homePage, societyPage } from '../../render/pages/society_pages.js';
 import { treasuryPage } from '../../render/treasury_pages.js';
 import { queryInt } from '../parse.js';
@@ -50,9 +75,33 @@ const static_view = () => ({});
 
 /** Every human page, in nav order. */
 export const PAGE_CATALOGUE: readonly PageDefinition[] = [
-  definePage({ path: '/', title: 'Home', heading: (view) => view.society_name, nav: 'Home', listed: true, view: views.societyView, html: homePage }),
-  definePage({ path: '/society', title: 'The society', nav: 'Society', listed: true, view: views.societyView, html: societyPage, markdown: societyMarkdown }),
-  definePage({ path: '/world', title: 'The world', nav: 'World', listed: true, view: views.worldView, html: worldPage, markdown: worldMarkdown }),
+  definePage({
+    path: '/',
+    title: 'Home',
+    heading: (view) => view.society_name,
+    nav: 'Home',
+    listed: true,
+    view: views.societyView,
+    html: homePage,
+  }),
+  definePage({
+    path: '/society',
+    title: 'The society',
+    nav: 'Society',
+    listed: true,
+    view: views.societyView,
+    html: societyPage,
+    markdown: societyMarkdown,
+  }),
+  definePage({
+    path: '/world',
+    title: 'The world',
+    nav: 'World',
+    listed: true,
+    view: views.worldView,
+    html: worldPage,
+    markdown: worldMarkdown,
+  }),
   definePage({
     path: '/motions',
     title: 'Motions',
@@ -74,8 +123,23 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
     html: motionPage,
     markdown: motionMarkdown,
   }),
-  definePage({ path: '/charter', title: 'Charter', nav: 'Charter', listed: true, view: views.charterView, html: charterPage, markdown: charterMarkdown }),
-  definePage({ path: '/prohibitions', title: 'Prohibitions', listed: true, view: views.prohibitionsView, html: prohibitionsPage, markdown: prohibitionsMarkdown }),
+  definePage({
+    path: '/charter',
+    title: 'Charter',
+    nav: 'Charter',
+    listed: true,
+    view: views.charterView,
+    html: charterPage,
+    markdown: charterMarkdown,
+  }),
+  definePage({
+    path: '/prohibitions',
+    title: 'Prohibitions',
+    listed: true,
+    view: views.prohibitionsView,
+    html: prohibitionsPage,
+    markdown: prohibitionsMarkdown,
+  }),
   definePage({
     path: '/modules/{module_id}',
     title: 'Module',
@@ -105,7 +169,15 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
     html: dispatchesPage,
     markdown: dispatchesMarkdown,
   }),
-  definePage({ path: '/reputation', title: 'Reputation', nav: 'Reputation', listed: true, view: views.reputationView, html: reputationPage, markdown: reputationMarkdown }),
+  definePage({
+    path: '/reputation',
+    title: 'Reputation',
+    nav: 'Reputation',
+    listed: true,
+    view: views.reputationView,
+    html: reputationPage,
+    markdown: reputationMarkdown,
+  }),
   definePage({
     path: '/agents/{agent_id}',
     title: 'Agent',
@@ -135,13 +207,38 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
     missing: 'There is no entry at that seq.',
     html: ledgerEntryPage,
   }),
-  definePage({ path: '/treasury', title: 'Treasury', nav: 'Treasury', listed: true, view: views.treasuryView, html: treasuryPage, markdown: treasuryMarkdown }),
-  definePage({ path: '/for-agents', title: 'For agents', nav: 'For agents', listed: true, view: static_view, html: forAgentsPage }),
-  definePage({ path: '/health-page', title: 'Health', listed: true, view: views.healthView, html: healthPage, markdown: healthMarkdown }),
+  definePage({
+    path: '/treasury',
+    title: 'Treasury',
+    nav: 'Treasury',
+    listed: true,
+    view: views.treasuryView,
+    html: treasuryPage,
+    markdown: treasuryMarkdown,
+  }),
+  definePage({
+    path: '/for-agents',
+    title: 'For agents',
+    nav: 'For agents',
+    listed: true,
+    view: static_view,
+    html: forAgentsPage,
+  }),
+  definePage({
+    path: '/health-page',
+    title: 'Health',
+    listed: true,
+    view: views.healthView,
+    html: healthPage,
+    markdown: healthMarkdown,
+  }),
 ];
 
 /** The nav on every page, from the catalogue. */
-export const NAV_LINKS: readonly NavLink[] = PAGE_CATALOGUE.filter((page) => page.nav).map((page) => ({ href: page.path, label: page.nav! }));
+export const NAV_LINKS: readonly NavLink[] = PAGE_CATALOGUE.filter((page) => page.nav).map((page) => ({
+  href: page.path,
+  label: page.nav!,
+}));
 
 /** A page's Markdown twin, if it has one. */
 export function markdownTwin(page: PageDefinition): string | undefined {

@@ -9,8 +9,22 @@ import { GENESIS_NOTE } from '../../engine/reads/society_status.js';
 import { isoAt } from '../../engine/time.js';
 import { revealedChunks } from '../../engine/world/views.js';
 import type { ChronicleRssItem } from '../../render/chronicle_rss.js';
-import type { AetherView, AgentView, LedgerEntryView, LedgerView, ReputationView, WorldView } from '../../render/pages/public_pages.js';
-import type { CharterView, DispatchesView, ModuleView, MotionDetail, MotionsView, ProhibitionsView } from '../../render/pages/governance_pages.js';
+import type {
+  AetherView,
+  AgentView,
+  LedgerEntryView,
+  LedgerView,
+  ReputationView,
+  WorldView,
+} from '../../render/pages/public_pages.js';
+import type {
+  CharterView,
+  DispatchesView,
+  ModuleView,
+  MotionDetail,
+  MotionsView,
+  ProhibitionsView,
+} from '../../render/pages/governance_pages.js';
 import type { HealthView, SocietyView } from '../../render/pages/society_pages.js';
 import type { TreasuryView } from '../../render/treasury_pages.js';
 import { feedPage } from '../aether_routes.js';
@@ -42,21 +56,37 @@ export function societyView({ state, ledger }: ReadContext): SocietyView {
     genesis_note: GENESIS_NOTE,
     payments: state.payments.mode,
     params: state.params,
-    bulletin: [...state.governance.bulletin].reverse().slice(0, 20).map((item) => ({ agent_id: item.agent_id, at: isoAt(item.at_ms), title: item.title, body: item.body })),
+    bulletin: [...state.governance.bulletin]
+      .reverse()
+      .slice(0, 20)
+      .map((item) => ({ agent_id: item.agent_id, at: isoAt(item.at_ms), title: item.title, body: item.body })),
   };
 }
 
 export function healthView({ state, ledger, host }: ReadContext): HealthView {
-  return { status: 'ok', ledger_seq: ledger.head().seq, tick: state.tick, queue_depth: host.queue_depth, engine_clock: isoAt(state.clock_ms), started_at: isoAt(host.started_at_ms) };
+  return {
+    status: 'ok',
+    ledger_seq: ledger.head().seq,
+    tick: state.tick,
+    queue_depth: host.queue_depth,
+    engine_clock: isoAt(state.clock_ms),
+    started_at: isoAt(host.started_at_ms),
+  };
 }
 
 export function treasuryView({ state }: ReadContext): TreasuryView {
-  return { payments: state.payments.mode, members_active: activeMemberCount(state), membership_cents: membership_amount_cents, observer_cents: observer_amount_cents };
+  return {
+    payments: state.payments.mode,
+    members_active: activeMemberCount(state),
+    membership_cents: membership_amount_cents,
+    observer_cents: observer_amount_cents,
+  };
 }
 
 export function charterView({ state }: ReadContext): CharterView {
   const charter = currentCharter(state.governance);
-  return { version: charter.version, adopted_at: isoAt(charter.adopted_at_ms), by_motion: charter.by_motion, articles: charter.articles };
+  const { version, by_motion, articles } = charter;
+  return { version, adopted_at: isoAt(charter.adopted_at_ms), by_motion, articles };
 }
 
 export function prohibitionsView({ state }: ReadContext): ProhibitionsView {
@@ -67,7 +97,8 @@ export function moduleView({ state }: ReadContext, { module_id }: { module_id: s
   const module = ownValue(state.governance.modules, module_id);
   if (!module) return null;
   const { enabled_at_ms, retired_at_ms, ...rest } = module;
-  return { ...rest, enabled_at: isoAt(enabled_at_ms), retired_at: retired_at_ms === null ? null : isoAt(retired_at_ms) };
+  const retired_at = retired_at_ms === null ? null : isoAt(retired_at_ms);
+  return { ...rest, enabled_at: isoAt(enabled_at_ms), retired_at };
 }
 
 // The engine's motion reads answer what their response schemas declare.
@@ -87,13 +118,19 @@ export function motionDetailView(context: ReadContext, { motion_id }: { motion_i
 export function dispatchesView({ state }: ReadContext, { before_id }: { before_id?: number }): DispatchesView {
   const all = state.governance.dispatches.filter((d) => before_id === undefined || d.dispatch_id < before_id);
   const shown = all.slice(-page_size).reverse();
-  return { dispatches: shown.map((d) => ({ dispatch_id: d.dispatch_id, at: isoAt(d.at_ms), text: d.text })), older: all.length > page_size ? shown.at(-1)!.dispatch_id : null };
+  return {
+    dispatches: shown.map((d) => ({ dispatch_id: d.dispatch_id, at: isoAt(d.at_ms), text: d.text })),
+    older: all.length > page_size ? shown.at(-1)!.dispatch_id : null,
+  };
 }
 
 export function ledgerView({ ledger }: ReadContext, { before }: { before?: number }): LedgerView {
   const end = Math.min(ledger.head().seq, before === undefined ? Number.MAX_SAFE_INTEGER : before - 1);
   const from = Math.max(1, end - page_size + 1);
-  const entries = ledger.page(from, end - from + 1).map((json) => JSON.parse(json) as LedgerView['entries'][number]).reverse();
+  const entries = ledger
+    .page(from, end - from + 1)
+    .map((json) => JSON.parse(json) as LedgerView['entries'][number])
+    .reverse();
   return { head: ledger.head(), entries, older: from > 1 ? from : null };
 }
 
@@ -106,7 +143,12 @@ export function ledgerEntryView({ ledger }: ReadContext, params: { seq: string }
 export function aetherView({ state, at_ms }: ReadContext, { before_id }: { before_id?: number }): AetherView {
   const messages = state.aether.messages;
   const upto = before_id === undefined ? messages : messages.slice(0, Math.max(0, before_id - 1));
-  const shown = feedPage(upto, undefined, page_size, at_ms).map((m) => ({ message_id: m.message_id, agent_id: m.agent_id, at: isoAt(m.at_ms), body: m.body }));
+  const shown = feedPage(upto, undefined, page_size, at_ms).map((m) => ({
+    message_id: m.message_id,
+    agent_id: m.agent_id,
+    at: isoAt(m.at_ms),
+    body: m.body,
+  }));
   return { messages: shown, older: shown.length === page_size ? shown.at(-1)!.message_id : null };
 }
 

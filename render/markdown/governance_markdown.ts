@@ -1,19 +1,29 @@
 import { escapeMarkdownInline, escapeMarkdownLines } from '../markdown_escape.js';
 import { dispatchMarkdown, markdown, mdQuote, mdTable } from './blocks.js';
-import type { CharterView, DispatchesView, MotionDetail, MotionsView, ProhibitionsView } from '../pages/governance_pages.js';
+import type {
+  CharterView,
+  DispatchesView,
+  MotionDetail,
+  MotionsView,
+  ProhibitionsView,
+} from '../pages/governance_pages.js';
 
 export function motionsMarkdown({ motions, status }: MotionsView): string {
   const rows = motions.map((m) => [m.motion_id, m.title, m.status, m.tally.aye, m.tally.nay, m.tally.abstain]);
-  return markdown('Motions', [...(status ? [`Showing the ${status} motions.`, ''] : []), mdTable(['motion', 'title', 'status', 'aye', 'nay', 'abstain'], rows)]);
+  const table = mdTable(['motion', 'title', 'status', 'aye', 'nay', 'abstain'], rows);
+  return markdown('Motions', [...(status ? [`Showing the ${status} motions.`, ''] : []), table]);
 }
 
 /** The title stays in the heading and the body in a blockquote: no line of either is a line of ours. */
 export function motionMarkdown(motion: MotionDetail): string {
   const { tally } = motion;
+  const outcome = motion.outcome_reason ? ` (${escapeMarkdownInline(motion.outcome_reason)})` : '';
+  const roll = motion.roll.map((v) => [v.agent_id, v.choice, v.at, v.revision, v.counts ? 'yes' : 'no']);
   return markdown(`Motion ${motion.motion_id}: ${motion.title}`, [
-    `Status: ${motion.status}${motion.outcome_reason ? ` (${escapeMarkdownInline(motion.outcome_reason)})` : ''}. Author: ${motion.author}. ` +
+    `Status: ${motion.status}${outcome}. Author: ${motion.author}. ` +
       `Quorum ${motion.quorum_required ?? '-'}; voting closes ${motion.closes_at ?? '-'}. ` +
-      `Tally: aye ${tally.aye}, nay ${tally.nay}, abstain ${tally.abstain}, ${tally.participating} voting, aye share ${tally.aye_share.toFixed(3)}.`,
+      `Tally: aye ${tally.aye}, nay ${tally.nay}, abstain ${tally.abstain}, ${tally.participating} voting, ` +
+      `aye share ${tally.aye_share.toFixed(3)}.`,
     '',
     mdQuote(motion.body || '(no body)'),
     '',
@@ -25,7 +35,7 @@ export function motionMarkdown(motion: MotionDetail): string {
     '',
     '## The roll',
     '',
-    mdTable(['agent', 'choice', 'at', 'revision', 'counts'], motion.roll.map((v) => [v.agent_id, v.choice, v.at, v.revision, v.counts ? 'yes' : 'no'])),
+    mdTable(['agent', 'choice', 'at', 'revision', 'counts'], roll),
   ]);
 }
 
@@ -40,10 +50,14 @@ export function charterMarkdown(charter: CharterView): string {
   const section = (namespace: 'bedrock' | 'domain') =>
     charter.articles
       .filter((article) => article.namespace === namespace)
-      .map((article) => `### ${escapeMarkdownInline(`${article.article_id}. ${article.title}`)}\n\n${escapeMarkdownLines(article.text).join('\n')}\n`)
+      .map((article) => {
+        const heading = `### ${escapeMarkdownInline(`${article.article_id}. ${article.title}`)}`;
+        return `${heading}\n\n${escapeMarkdownLines(article.text).join('\n')}\n`;
+      })
       .join('\n');
+  const adopted_by = charter.by_motion ? ` by motion ${charter.by_motion}` : ' at the founding';
   return markdown(`Charter, version ${charter.version}`, [
-    `Adopted ${charter.adopted_at}${charter.by_motion ? ` by motion ${charter.by_motion}` : ' at the founding'}. Every earlier version stays readable at /charter/v{version}.json.`,
+    `Adopted ${charter.adopted_at}${adopted_by}. Every earlier version stays readable at /charter/v{version}.json.`,
     '',
     '## Bedrock: the axioms (no motion can change these)',
     '',
@@ -56,7 +70,10 @@ export function charterMarkdown(charter: CharterView): string {
 
 export function prohibitionsMarkdown({ prohibitions, p0_refusals }: ProhibitionsView): string {
   return markdown('Prohibitions', [
-    ...prohibitions.map((p) => `- **${escapeMarkdownInline(p.prohibition_id)}** (${p.namespace}): ${escapeMarkdownInline(p.text)}`),
+    ...prohibitions.map((p) => {
+      const id = escapeMarkdownInline(p.prohibition_id);
+      return `- **${id}** (${p.namespace}): ${escapeMarkdownInline(p.text)}`;
+    }),
     '',
     `${p0_refusals} operations refused at the Bedrock boundary so far: /prohibitions/p0.`,
   ]);

@@ -3,11 +3,16 @@ import type { AetherView, LedgerView, ReputationView, WorldView } from '../pages
 
 export function worldMarkdown(view: WorldView): string {
   const rows = view.chunks.map((c) => [c.chunk_x, c.chunk_y, c.revealed_tiles]);
-  return markdown('The world', [`${view.agents} members in the world; ${view.chunks.length} chunks hold revealed tiles.`, '', mdTable(['chunk_x', 'chunk_y', 'revealed tiles'], rows)]);
+  return markdown('The world', [
+    `${view.agents} members in the world; ${view.chunks.length} chunks hold revealed tiles.`,
+    '',
+    mdTable(['chunk_x', 'chunk_y', 'revealed tiles'], rows),
+  ]);
 }
 
 export function reputationMarkdown({ leaderboard }: ReputationView): string {
-  return markdown('Reputation', [mdTable(['rank', 'member', 'handle', 'standing'], leaderboard.map((r) => [r.rank, r.agent_id, r.handle ?? '', r.standing]))]);
+  const rows = leaderboard.map((r) => [r.rank, r.agent_id, r.handle ?? '', r.standing]);
+  return markdown('Reputation', [mdTable(['rank', 'member', 'handle', 'standing'], rows)]);
 }
 
 /** Each message a blockquote, each of its lines escaped after the `> `. */

@@ -4,7 +4,12 @@ import type { HealthView, SocietyView } from '../pages/society_pages.js';
 import type { TreasuryView } from '../treasury_pages.js';
 
 export function societyMarkdown(view: SocietyView): string {
-  const bulletin = view.bulletin.flatMap((item) => [`**${escapeMarkdownInline(item.title)}** ${item.agent_id} at ${item.at}`, '', mdQuote(item.body), '']);
+  const bulletin = view.bulletin.flatMap((item) => [
+    `**${escapeMarkdownInline(item.title)}** ${item.agent_id} at ${item.at}`,
+    '',
+    mdQuote(item.body),
+    '',
+  ]);
   return markdown(view.society_name, [
     mdTable(['vital', 'value'], [
       ['members (active)', view.members],
@@ -28,13 +33,16 @@ export function societyMarkdown(view: SocietyView): string {
 }
 
 export function healthMarkdown(view: HealthView): string {
-  return markdown('Health', [mdTable(['measure', 'value'], Object.entries(view).map(([name, value]) => [name, String(value)]))]);
+  const rows = Object.entries(view).map(([name, value]) => [name, String(value)]);
+  return markdown('Health', [mdTable(['measure', 'value'], rows)]);
 }
 
 export function treasuryMarkdown(view: TreasuryView): string {
   const membership =
     view.payments === 'off'
       ? 'Payments are off: every registered agent is an active member.'
-      : `Membership costs ${view.membership_cents} cents a month. The Unwatched Observer offer costs ${view.observer_cents} cents once and buys nothing but leaving the watchers display.`;
-  return markdown('Treasury', [`${view.members_active} active members. Payment mode: ${view.payments}.`, '', membership]);
+      : `Membership costs ${view.membership_cents} cents a month. The Unwatched Observer offer costs ` +
+        `${view.observer_cents} cents once and buys nothing but leaving the watchers display.`;
+  const standing = `${view.members_active} active members. Payment mode: ${view.payments}.`;
+  return markdown('Treasury', [standing, '', membership]);
 }
