@@ -125,13 +125,14 @@ export function dispatchesView({ state }: ReadContext, { before_id }: { before_i
 }
 
 export function ledgerView({ ledger }: ReadContext, { before }: { before?: number }): LedgerView {
-  const end = Math.min(ledger.head().seq, before === undefined ? Number.MAX_SAFE_INTEGER : before - 1);
+  const head = ledger.head();
+  const end = Math.min(head.seq, before === undefined ? Number.MAX_SAFE_INTEGER : before - 1);
   const from = Math.max(1, end - page_size + 1);
   const entries = ledger
     .page(from, end - from + 1)
     .map((json) => JSON.parse(json) as LedgerView['entries'][number])
     .reverse();
-  return { head: ledger.head(), entries, older: from > 1 ? from : null };
+  return { head, entries, older: from > 1 ? from : null };
 }
 
 export function ledgerEntryView({ ledger }: ReadContext, params: { seq: string }): LedgerEntryView | null {
