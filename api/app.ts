@@ -21,7 +21,6 @@ import type { Processor } from './payments/processor.js';
 import { mountObserverRoutes, visitorIdOf } from './observer/observer_routes.js';
 import { mountGrantRoutes } from './observer/grant_routes.js';
 import { mountPageRoutes } from './pages/page_routes.js';
-import { mountMarkdownRoutes } from './pages/markdown_routes.js';
 import { mountMachineRoutes } from './pages/machine_routes.js';
 import { mountMcpEndpoint } from './mcp_endpoint.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
@@ -81,9 +80,9 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   const watchers = new Watchers(deps.clock);
   const observer_deps = { engine: deps.engine, store: deps.store, processor: deps.processor, watchers, log: deps.log };
   mountObserverRoutes(router, observer_deps);
-  const page_deps = { engine: deps.engine, store: deps.store, watchers, clock: deps.clock, started_at_ms: deps.started_at_ms };
-  mountMarkdownRoutes(router, page_deps);
-  mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url });
+  const read = () => readContextOf(deps);
+  const page_deps = { engine: deps.engine, store: deps.store, watchers, read };
+  mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read });
   mountMcpEndpoint(router, deps.self_url);
   mountOperatorRoutes(router, { operations: deps.operations, authenticator, engine: deps.engine });
   router.get('/metrics', async (ctx) => {

@@ -5,8 +5,6 @@ import { currentCharter } from '../engine/governance/governance_state.js';
 import { FOUNDER_CONDUCT } from '../engine/governance/law.js';
 import { isRefusal, findMotion, rollView, ayeShare } from '../engine/governance/motion_rules.js';
 import { isoAt } from '../engine/time.js';
-import { charterMarkdown, prohibitionsMarkdown } from '../render/law_markdown.js';
-import { chronicleRss } from '../render/chronicle_rss.js';
 import type { LmdbStore } from '../engine/store/lmdb_store.js';
 import { parseOrThrow, queryInt, queryLimit } from './parse.js';
 import { RefusalError } from './refusal_error.js';
@@ -67,11 +65,6 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock, pu
     ctx.body = { items: items.slice(-limit).reverse().map((item) => ({ chronicle_id: item.chronicle_id, at: isoAt(item.at_ms), kind: item.kind, text: item.text })) };
   });
 
-  router.get('/chronicle.rss', (ctx) => {
-    ctx.type = 'application/rss+xml; charset=utf-8';
-    ctx.body = chronicleRss(public_url, engine.state.society_name, governance().chronicle.slice(-50).reverse());
-  });
-
   router.get('/api/v1/standing', (ctx) => {
     ctx.body = railOf(engine, store);
   });
@@ -95,11 +88,6 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock, pu
   router.get('/charter.json', (ctx) => {
     ctx.body = charterJson(currentCharter(governance()).version);
   });
-  router.get('/charter.md', (ctx) => {
-    const charter = currentCharter(governance());
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = charterMarkdown(charter, isoAt(charter.adopted_at_ms));
-  });
   router.get('/charter/:file', (ctx) => {
     const match = /^v(\d{1,6})\.json$/.exec(ctx.params.file!);
     if (!match) throw RefusalError.of('NOT_FOUND', 'Charter versions are at /charter/v{version}.json.');
@@ -111,10 +99,6 @@ export function mountGovernanceRoutes(router: Routes, { engine, store, clock, pu
 
   router.get('/prohibitions.json', (ctx) => {
     ctx.body = { prohibitions: governance().prohibitions };
-  });
-  router.get('/prohibitions.md', (ctx) => {
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = prohibitionsMarkdown(governance().prohibitions);
   });
   router.get('/prohibitions/p0', (ctx) => {
     ctx.body = { refusals: governance().p0.map(({ at_ms, ...record }) => ({ ...record, at: isoAt(at_ms) })) };

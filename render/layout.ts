@@ -9,26 +9,19 @@ export interface Rail {
   ledger_entries: number;
 }
 
+export interface NavLink {
+  href: string;
+  label: string;
+}
+
 export interface PageFrame {
   title: string;
+  /** The nav's links (the page catalogue's, api/pages/page_catalogue.ts). */
+  nav: readonly NavLink[];
   rail?: Rail;
   /** Visitor ids watching now (the unwatched are left out). */
   watchers?: string[];
 }
-
-const NAV = [
-  ['/', 'Home'],
-  ['/society', 'Society'],
-  ['/world', 'World'],
-  ['/motions', 'Motions'],
-  ['/charter', 'Charter'],
-  ['/aether', 'Aether'],
-  ['/dispatches', 'Dispatches'],
-  ['/reputation', 'Reputation'],
-  ['/ledger', 'Ledger'],
-  ['/treasury', 'Treasury'],
-  ['/for-agents', 'For agents'],
-];
 
 /** Every page: the observation notice first (A5), then the content; nothing on it posts state (A1). */
 export function page(frame: PageFrame, body_html: string): string {
@@ -42,7 +35,7 @@ export function page(frame: PageFrame, body_html: string): string {
 </head>
 <body>
 <p class="notice" role="note">${escapeHtml(OBSERVATION_NOTICE)}</p>
-<nav>${NAV.map(([href, label]) => `<a href="${href}">${label}</a>`).join(' ')}</nav>
+<nav>${frame.nav.map((link) => `<a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a>`).join(' ')}</nav>
 ${frame.rail ? `<aside class="rail"><span>${frame.rail.members} members</span> <span>${frame.rail.motions_open} motions open</span> <span>${frame.rail.dispatches} dispatches</span> <span>${frame.rail.ledger_entries} ledger entries</span></aside>` : ''}
 <main>
 <h1>${escapeHtml(frame.title)}</h1>

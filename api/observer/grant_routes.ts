@@ -7,6 +7,7 @@ import { findAct } from '../../engine/catalogue.js';
 import { gateRefusal } from '../../engine/governance/membership.js';
 import { canonicalJson, sha256Hex } from '../../engine/canonical.js';
 import { messagePage } from '../../render/treasury_pages.js';
+import { bareFrame } from '../pages/frame.js';
 import type { Authenticator } from '../authenticate.js';
 import { parseOrThrow } from '../parse.js';
 import { RefusalError } from '../refusal_error.js';
@@ -44,9 +45,9 @@ export function mountGrantRoutes(router: Routes, deps: GrantDeps): void {
     ctx.type = 'text/html; charset=utf-8';
     if (!outcome?.ok) {
       ctx.status = 410;
-      ctx.body = messagePage({ title: 'Grant' }, ['That grant link is unknown or was used already. Nothing changed.']);
+      ctx.body = messagePage(bareFrame('Grant'), ['That grant link is unknown or was used already. Nothing changed.']);
       return;
     }
-    ctx.body = messagePage({ title: 'Grant' }, ['The grant is yours: you are off the watchers display on this browser.']);
+    ctx.body = messagePage(bareFrame('Grant'), ['The grant is yours: you are off the watchers display on this browser.']);
   });
 }

@@ -1,9 +1,8 @@
 import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
 import { REFUSALS } from '../../engine/refusals.js';
-import { activeMemberCount } from '../../engine/governance/membership.js';
-import { messagePage, observerOfferPage, treasuryPage } from '../../render/treasury_pages.js';
-import { membership_amount_cents, observer_amount_cents, type Processor } from '../payments/processor.js';
+import { messagePage, observerOfferPage } from '../../render/treasury_pages.js';
+import { observer_amount_cents, type Processor } from '../payments/processor.js';
 import { RefusalError } from '../refusal_error.js';
 import { Watchers } from './watchers.js';
 import { readRawBody } from '../raw_body.js';
@@ -33,7 +32,8 @@ interface ObserverDeps extends FrameDeps {
 const RECOVERY_REFUSED = { status: REFUSALS.RECOVERY_FAILED.status, body: { error: 'RECOVERY_FAILED', message: REFUSALS.RECOVERY_FAILED.message } };
 
 /**
- * The treasury pages and the Unwatched Observer. A visitor gets an anonymous id in a
+ * The treasury's checkout pages (the /treasury page is in the page catalogue) and the
+ * Unwatched Observer. A visitor gets an anonymous id in a
  * signed cookie; pages show who is watching; a recorded observer payment (from the
  * webhook, nothing else) takes that id off the display.
  */
@@ -42,11 +42,6 @@ export function mountObserverRoutes(router: Routes, deps: ObserverDeps): void {
   mountObserverRecover(router, deps);
   const isUnwatched = (visitor_id: string) => ownValue(engine.state.payments.observers, visitor_id) !== undefined;
   const frame = (ctx: Context, title: string) => pageFrame(deps, ctx, title);
-
-  router.get('/treasury', (ctx) => {
-    const state = engine.state;
-    ctx.body = treasuryPage(frame(ctx, 'Treasury'), { payments: state.payments.mode, members_active: activeMemberCount(state), membership_cents: membership_amount_cents, observer_cents: observer_amount_cents });
-  });
 
   router.get('/treasury/success', (ctx) => {
     const agent = typeof ctx.query.agent === 'string' ? ctx.query.agent : '';

@@ -6,6 +6,7 @@ import type { PageFrame, Rail } from '../../render/layout.js';
 import { visitorIdOf } from '../observer/observer_routes.js';
 import type { Watchers } from '../observer/watchers.js';
 import { ownValue } from '../../engine/keyed.js';
+import { NAV_LINKS } from './page_catalogue.js';
 
 export interface FrameDeps {
   engine: Engine;
@@ -27,5 +28,10 @@ export function pageFrame(deps: FrameDeps, ctx: Context, title: string): PageFra
   deps.watchers.saw(visitor_id);
   ctx.type = 'text/html; charset=utf-8';
   const observers = deps.engine.state.payments.observers;
-  return { title, visitor_id, rail: railOf(deps.engine, deps.store), watchers: deps.watchers.watching((id) => ownValue(observers, id) !== undefined, visitor_id) };
+  return { title, nav: NAV_LINKS, visitor_id, rail: railOf(deps.engine, deps.store), watchers: deps.watchers.watching((id) => ownValue(observers, id) !== undefined, visitor_id) };
+}
+
+/** The frame of a page shown to a visitor not counted as watching (a redeemed grant link): title and nav only. */
+export function bareFrame(title: string): PageFrame {
+  return { title, nav: NAV_LINKS };
 }

@@ -5,11 +5,23 @@ import { escapeHtml } from '../../render/escape.js';
 import { openApiDocument } from '../openapi.js';
 import { readToolsForRules } from '../read_tools.js';
 import { SIGNED_EXTRA_TOOLS } from '../../client/tools.js';
+import type { ReadContext } from '../../engine/read.js';
+import { chronicleRss } from '../../render/chronicle_rss.js';
+import { listedPages, markdownTwin, sitemapPaths } from './page_catalogue.js';
+import { chronicleFeedView } from './page_views.js';
 
-const STATIC_PAGES = ['/', '/society', '/charter', '/prohibitions', '/for-agents', '/motions', '/ledger', '/treasury', '/world', '/dispatches', '/aether', '/reputation', '/health-page', '/society.md', '/motions.md', '/dispatches.md', '/world.md', '/reputation.md', '/aether.md', '/ledger.md', '/treasury.md', '/health-page.md'];
+/** The most URLs one sitemap file may hold (sitemaps.org). */
+const sitemap_max_urls = 50_000;
+
+interface MachineDeps {
+  engine: Engine;
+  /** This service's public address: every link starts there, never with whatever Host a request names. */
+  public_url: string;
+  read: () => ReadContext;
+}
 
 /** Files for crawlers and agents: everything is crawlable. */
-export function mountMachineRoutes(router: Routes, { engine, public_url }: { engine: Engine; public_url: string }): void {
+export function mountMachineRoutes(router: Routes, { engine, public_url, read }: MachineDeps): void {
   const document = openApiDocument();
 
   router.get('/robots.txt', (ctx) => {
@@ -18,8 +30,7 @@ export function mountMachineRoutes(router: Routes, { engine, public_url }: { eng
   });
 
   router.get('/sitemap.xml', (ctx) => {
-    const state = engine.state;
-    const urls = [...STATIC_PAGES, ...Object.keys(state.governance.motions).map((id) => `/motions/${id}`), ...[...state.agents.keys()].map((id) => `/agents/${id}`)].slice(0, 50_000);
+    const urls = sitemapPaths(engine.state).slice(0, sitemap_max_urls);
     ctx.type = 'application/xml; charset=utf-8';
     ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.map((path) => `<url><loc>${escapeHtml(public_url + path)}</loc></url>`).join('\n')}\n</urlset>\n`;
   });
@@ -39,9 +50,15 @@ export function mountMachineRoutes(router: Routes, { engine, public_url }: { eng
       '',
       '## Reading the society',
       '',
-      ...['/society.md', '/motions.md', '/dispatches.md', '/world.md', '/reputation.md', '/aether.md', '/ledger.md', '/treasury.md', '/health-page.md'].map((path) => `- [${path}](${public_url}${path})`),
+      ...listedPages().map((page) => `- [${page.title}](${public_url}${markdownTwin(page) ?? page.path})`),
       '',
     ].join('\n');
+  });
+
+  router.get('/chronicle.rss', (ctx) => {
+    const view = chronicleFeedView(read());
+    ctx.type = 'application/rss+xml; charset=utf-8';
+    ctx.body = chronicleRss(public_url, view.society_name, view.items);
   });
 
   router.get('/api/v1/openapi.json', (ctx) => {

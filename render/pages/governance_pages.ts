@@ -7,10 +7,15 @@ export interface MotionRow {
   title: string;
   status: string;
   author: string;
-  tally: { aye: number; nay: number; abstain: number; participating: number };
+  tally: { aye: number; nay: number; abstain: number; participating: number; aye_share: number };
 }
 
-export function motionsPage(frame: PageFrame, motions: MotionRow[], status: string | undefined): string {
+export interface MotionsView {
+  status: 'draft' | 'open' | 'passed' | 'enacted' | 'failed' | undefined;
+  motions: MotionRow[];
+}
+
+export function motionsPage(frame: PageFrame, { motions, status }: MotionsView): string {
   const filters = ['all', 'draft', 'open', 'passed', 'enacted', 'failed'].map((s) => link(s === 'all' ? '/motions' : `/motions?status=${s}`, s)).join(' ');
   return page(
     frame,
@@ -47,7 +52,14 @@ ${table(['agent', 'choice', 'at', 'revision', 'counts'], motion.roll.map((v) => 
   );
 }
 
-export function charterPage(frame: PageFrame, version: number, articles: Article[]): string {
+export interface CharterView {
+  version: number;
+  adopted_at: string;
+  by_motion: string | null;
+  articles: Article[];
+}
+
+export function charterPage(frame: PageFrame, { version, articles }: CharterView): string {
   const section = (namespace: string) =>
     articles
       .filter((a) => a.namespace === namespace)
@@ -56,7 +68,13 @@ export function charterPage(frame: PageFrame, version: number, articles: Article
   return page(frame, `<p>Version ${version}. Every version stays readable at <code>/charter/v{version}.json</code>.</p><h2>Bedrock: the axioms</h2>${section('bedrock')}<h2>Domain</h2>${section('domain')}`);
 }
 
-export function prohibitionsPage(frame: PageFrame, prohibitions: Prohibition[], p0_refusals: number): string {
+export interface ProhibitionsView {
+  prohibitions: Prohibition[];
+  /** Operations refused at the Bedrock boundary so far. */
+  p0_refusals: number;
+}
+
+export function prohibitionsPage(frame: PageFrame, { prohibitions, p0_refusals }: ProhibitionsView): string {
   return page(
     frame,
     `${table(['id', 'namespace', 'text'], prohibitions.map((p) => [e(p.prohibition_id), e(p.namespace), member(p.text)]), [0, 1, 2])}
@@ -64,12 +82,27 @@ export function prohibitionsPage(frame: PageFrame, prohibitions: Prohibition[], 
   );
 }
 
-export function modulePage(frame: PageFrame, module: { module_id: string; description: string; status: string; by_motion: string | null; enabled_at: string; retired_at: string | null }): string {
+export interface ModuleView {
+  module_id: string;
+  description: string;
+  status: string;
+  by_motion: string | null;
+  enabled_at: string;
+  retired_at: string | null;
+}
+
+export function modulePage(frame: PageFrame, module: ModuleView): string {
   const archive = module.status === 'retired' ? `<p><strong>Archive.</strong> This module was retired at ${e(module.retired_at ?? '')}; its record stays here.</p>` : '';
   return page(frame, `${archive}<p>${member(module.description)}</p><p>Status: ${e(module.status)}; enabled ${e(module.enabled_at)}${module.by_motion ? ` by ${link(`/motions/${module.by_motion}`, module.by_motion)}` : ''}.</p>`);
 }
 
-export function dispatchesPage(frame: PageFrame, dispatches: { dispatch_id: number; at: string; text: string }[], older: number | null): string {
+export interface DispatchesView {
+  dispatches: { dispatch_id: number; at: string; text: string }[];
+  /** The dispatch_id the next older page starts before, if there is one. */
+  older: number | null;
+}
+
+export function dispatchesPage(frame: PageFrame, { dispatches, older }: DispatchesView): string {
   const list = dispatches.map((d) => `<h2>Dispatch ${d.dispatch_id}</h2><p>${e(d.at)}</p>${pre(d.text)}`).join('\n');
   return page(frame, `${list || '<p>No Dispatch yet.</p>'}${older ? `<p>${link(`/dispatches?before_id=${older}`, 'Older')}</p>` : ''}`);
 }

@@ -1,5 +1,5 @@
-import { escapeMarkdownInline, escapeMarkdownLines } from './markdown_escape.js';
-import { OBSERVATION_NOTICE } from './notice.js';
+import { escapeMarkdownInline, escapeMarkdownLines } from '../markdown_escape.js';
+import { OBSERVATION_NOTICE } from '../notice.js';
 
 /**
  * The Markdown renderings (served as text/plain): the notice first, then the content.

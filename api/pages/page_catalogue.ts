@@ -1,0 +1,260 @@
+import { z } from 'zod';
+import type { ReadContext } from '../../engine/read.js';
+import { MotionStatusSchema } from '../../engine/reads/motions.js';
+import type { SocietyState } from '../../engine/state.js';
+import type { NavLink, PageFrame } from '../../render/layout.js';
+import {
+  charterMarkdown,
+  dispatchesMarkdown,
+  motionMarkdown,
+  motionsMarkdown,
+  prohibitionsMarkdown,
+} from '../../render/markdown/governance_markdown.js';
+import {
+  aetherMarkdown,
+  ledgerMarkdown,
+  reputationMarkdown,
+  worldMarkdown,
+} from '../../render/markdown/public_markdown.js';
+import { healthMarkdown, societyMarkdown, treasuryMarkdown } from '../../render/markdown/society_markdown.js';
+import {
+  charterPage,
+  dispatchesPage,
+  modulePage,
+  motionPage,
+  motionsPage,
+  prohibitionsPage,
+} from '../../render/pages/governance_pages.js';
+import {
+  agentPage,
+  aetherPage,
+  ledgerEntryPage,
+  ledgerPage,
+  reputationPage,
+  worldPage,
+} from '../../render/pages/public_pages.js';
+import { forAgentsPage, healthPage, homePage, societyPage } from '../../render/pages/society_pages.js';
+import { treasuryPage } from '../../render/treasury_pages.js';
+import { queryInt } from '../parse.js';
+import * as views from './page_views.js';
+
+/**
+ * A human page, declared once. Its HTML route, its Markdown twin (`path` + `.md`, when it
+ * has a Markdown renderer), its nav link, and its lines in the sitemap and llms.txt all
+ * follow from this. Both renderings show the same view, computed once per request.
+ */
+export interface PageDefinition<V = unknown, A = Record<string, unknown>> {
+  /** The HTML page's route; `{name}` marks a path parameter (at most one, last). */
+  path: string;
+  /** What the page is called in the nav, llms.txt, and its heading unless `heading` names it. */
+  title: string;
+  /** The heading of a page that shows one thing (a motion, an agent), from its view. */
+  heading?: (view: V) => string;
+  /** Its label in the nav on every page; pages without one are not in the nav. */
+  nav?: string;
+  /** Listed in the sitemap and llms.txt (a page with a path parameter is listed through `instances`). */
+  listed: boolean;
+  /** For a page with a path parameter: every value it takes, for the sitemap. */
+  instances?: (state: Readonly<SocietyState>) => Iterable<string>;
+  /** The query string the page reads, parsed and checked before the view runs. */
+  query?: z.ZodObject;
+  /** What the page shows (path parameters and the parsed query as `args`), or null: nothing by that path. */
+  view: (context: ReadContext, args: A) => V | null;
+  /** The 404 page's sentence, for a page whose view can answer null. */
+  missing?: string;
+  html: (frame: PageFrame, view: V) => string;
+  markdown?: (view: V) => string;
+}
+
+/** Checks each declaration against its own view's type, then keeps it among the others. */
+function definePage<V, A>(page: PageDefinition<V, A>): PageDefinition {
+  return page as unknown as PageDefinition;
+}
+
+const static_view = () => ({});
+
+/** Every human page, in nav order. */
+export const PAGE_CATALOGUE: readonly PageDefinition[] = [
+  definePage({
+    path: '/',
+    title: 'Home',
+    heading: (view) => view.society_name,
+    nav: 'Home',
+    listed: true,
+    view: views.societyView,
+    html: homePage,
+  }),
+  definePage({
+    path: '/society',
+    title: 'The society',
+    nav: 'Society',
+    listed: true,
+    view: views.societyView,
+    html: societyPage,
+    markdown: societyMarkdown,
+  }),
+  definePage({
+    path: '/world',
+    title: 'The world',
+    nav: 'World',
+    listed: true,
+    view: views.worldView,
+    html: worldPage,
+    markdown: worldMarkdown,
+  }),
+  definePage({
+    path: '/motions',
+    title: 'Motions',
+    nav: 'Motions',
+    listed: true,
+    query: z.object({ status: MotionStatusSchema.optional() }),
+    view: views.motionsView,
+    html: motionsPage,
+    markdown: motionsMarkdown,
+  }),
+  definePage({
+    path: '/motions/{motion_id}',
+    title: 'Motion',
+    heading: (view) => `Motion ${view.motion_id}`,
+    listed: false,
+    instances: (state) => Object.keys(state.governance.motions),
+    view: views.motionDetailView,
+    missing: 'There is no motion by that id.',
+    html: motionPage,
+    markdown: motionMarkdown,
+  }),
+  definePage({
+    path: '/charter',
+    title: 'Charter',
+    nav: 'Charter',
+    listed: true,
+    view: views.charterView,
+    html: charterPage,
+    markdown: charterMarkdown,
+  }),
+  definePage({
+    path: '/prohibitions',
+    title: 'Prohibitions',
+    listed: true,
+    view: views.prohibitionsView,
+    html: prohibitionsPage,
+    markdown: prohibitionsMarkdown,
+  }),
+  definePage({
+    path: '/modules/{module_id}',
+    title: 'Module',
+    heading: (view) => `Module ${view.module_id}`,
+    listed: false,
+    view: views.moduleView,
+    missing: 'There is no module by that id.',
+    html: modulePage,
+  }),
+  definePage({
+    path: '/aether',
+    title: 'The Aether',
+    nav: 'Aether',
+    listed: true,
+    query: z.object({ before_id: queryInt.optional() }),
+    view: views.aetherView,
+    html: aetherPage,
+    markdown: aetherMarkdown,
+  }),
+  definePage({
+    path: '/dispatches',
+    title: 'Dispatches',
+    nav: 'Dispatches',
+    listed: true,
+    query: z.object({ before_id: queryInt.optional() }),
+    view: views.dispatchesView,
+    html: dispatchesPage,
+    markdown: dispatchesMarkdown,
+  }),
+  definePage({
+    path: '/reputation',
+    title: 'Reputation',
+    nav: 'Reputation',
+    listed: true,
+    view: views.reputationView,
+    html: reputationPage,
+    markdown: reputationMarkdown,
+  }),
+  definePage({
+    path: '/agents/{agent_id}',
+    title: 'Agent',
+    heading: (view) => `Agent ${view.agent_id}`,
+    listed: false,
+    instances: (state) => state.agents.keys(),
+    view: views.agentView,
+    missing: 'There is no agent by that id.',
+    html: agentPage,
+  }),
+  definePage({
+    path: '/ledger',
+    title: 'Ledger',
+    nav: 'Ledger',
+    listed: true,
+    query: z.object({ before: queryInt.optional() }),
+    view: views.ledgerView,
+    html: ledgerPage,
+    markdown: ledgerMarkdown,
+  }),
+  definePage({
+    path: '/ledger/{seq}',
+    title: 'Ledger entry',
+    heading: (view) => `Ledger entry ${view.seq}`,
+    listed: false,
+    view: views.ledgerEntryView,
+    missing: 'There is no entry at that seq.',
+    html: ledgerEntryPage,
+  }),
+  definePage({
+    path: '/treasury',
+    title: 'Treasury',
+    nav: 'Treasury',
+    listed: true,
+    view: views.treasuryView,
+    html: treasuryPage,
+    markdown: treasuryMarkdown,
+  }),
+  definePage({
+    path: '/for-agents',
+    title: 'For agents',
+    nav: 'For agents',
+    listed: true,
+    view: static_view,
+    html: forAgentsPage,
+  }),
+  definePage({
+    path: '/health-page',
+    title: 'Health',
+    listed: true,
+    view: views.healthView,
+    html: healthPage,
+    markdown: healthMarkdown,
+  }),
+];
+
+/** The nav on every page, from the catalogue. */
+export const NAV_LINKS: readonly NavLink[] = PAGE_CATALOGUE.filter((page) => page.nav).map((page) => ({
+  href: page.path,
+  label: page.nav!,
+}));
+
+/** A page's Markdown twin, if it has one. */
+export function markdownTwin(page: PageDefinition): string | undefined {
+  return page.markdown ? `${page.path}.md` : undefined;
+}
+
+export function listedPages(): PageDefinition[] {
+  return PAGE_CATALOGUE.filter((page) => page.listed);
+}
+
+/** The sitemap's paths: each listed page and its twin, then each page a parameter names. */
+export function sitemapPaths(state: Readonly<SocietyState>): string[] {
+  const listed = listedPages();
+  const paths = [...listed.map((page) => page.path), ...listed.flatMap((page) => markdownTwin(page) ?? [])];
+  for (const page of PAGE_CATALOGUE) {
+    for (const value of page.instances?.(state) ?? []) paths.push(page.path.replace(/\{\w+\}/, value));
+  }
+  return paths;
+}
