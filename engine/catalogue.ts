@@ -36,8 +36,8 @@ import { worldPlaceBlock } from './acts/world_place_block.js';
 
 /**
  * The action catalogue: the one list that drives /api/v1/act, the dedicated REST
- * routes, and (as later issues add them) the MCP tools, OpenAPI and agent rules.
- * Adding an act is adding a file in acts/ and a line here.
+ * routes, the MCP tools, OpenAPI and the agent rules. Adding an act is adding a file
+ * in acts/ (defineMemberAct for a member's act) and a line here.
  */
 export const CATALOGUE: readonly ActDefinition[] = [
   societyFound,
