@@ -96,7 +96,17 @@ export type MemberActDefinition<P extends z.ZodType> = Omit<WriteAct<P>, 'effect
  */
 export function defineMemberAct<P extends z.ZodType>(definition: MemberActDefinition<P>): WriteAct<P> {
   const { name, summary, payload, rest, pom = false, apply } = definition;
-  return { effect: 'write', name, summary, payload, signer: 'primary', via_act: true, ...(rest ? { rest } : {}), gates: { membership: true, pom }, apply };
+  return {
+    effect: 'write',
+    name,
+    summary,
+    payload,
+    signer: 'primary',
+    via_act: true,
+    ...(rest ? { rest } : {}),
+    gates: { membership: true, pom },
+    apply,
+  };
 }
 
 export function defineReadAct<P extends z.ZodType>(definition: Omit<ReadAct<P>, 'effect'>): ReadAct<P> {

@@ -42,28 +42,35 @@ describe('the bounded engine queue', () => {
     const dir = tempDir();
     const store = new LmdbStore(dir);
     const founder = await generateKey();
-    const engine = await Engine.open(store, { founder_pubkey: founder.public_key, world_seed: 'queue' }, { clock: () => Date.parse('2026-11-21T10:00:00Z'), queue_depth_max, on_fatal: (error) => { throw error; } });
+    const genesis = { founder_pubkey: founder.public_key, world_seed: 'queue' };
+    const clock = () => Date.parse('2026-11-21T10:00:00Z');
+    const engine = await Engine.open(store, genesis, { clock, queue_depth_max, on_fatal: (error) => { throw error; } });
     cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
     return { store, engine };
   }
 
-  it('refuses a member submission past queue_depth_max at once with QUEUE_FULL, and commits nothing of it, its nonce included', async () => {
+  it('refuses a member submission past queue_depth_max at once with QUEUE_FULL, committing nothing of it', async () => {
     const { store, engine } = await engineWithDepth(2);
     const { release, held, commits } = holdNextCommit(store);
     const keys = await Promise.all(Array.from({ length: 4 }, () => generateKey()));
     const first = engine.submit(registration(keys[0]!, 'queue-first'));
     await held();
-    const waiting = [engine.submit(registration(keys[1]!, 'queue-second')), engine.submit(registration(keys[2]!, 'queue-third'))];
+    const waiting = [
+      engine.submit(registration(keys[1]!, 'queue-second')),
+      engine.submit(registration(keys[2]!, 'queue-third')),
+    ];
     expect(engine.queue_depth).toBe(2);
     const spent_nonce = { nonce: 'refused-nonce-000000000000', expires_at_ms: Date.parse('2026-11-21T10:05:00Z') };
     const refused = await engine.submit({ ...registration(keys[3]!, 'queue-fourth'), consumed_nonce: spent_nonce });
-    expect(refused).toEqual({ ok: false, code: 'QUEUE_FULL', message: expect.stringContaining('Retry-After'), details: { retry_after_seconds: 1 } });
+    const message = expect.stringContaining('Retry-After');
+    expect(refused).toEqual({ ok: false, code: 'QUEUE_FULL', message, details: { retry_after_seconds: 1 } });
     expect(engine.queueFullRefusal()?.code).toBe('QUEUE_FULL');
     release();
     expect((await Promise.all([first, ...waiting])).map((outcome) => outcome.ok)).toEqual([true, true, true]);
     await engine.drain();
     expect(engine.queueFullRefusal()).toBeUndefined();
-    expect([engine.state.agents.has(keys[2]!.agent_id), engine.state.agents.has(keys[3]!.agent_id)]).toEqual([true, false]);
+    const registered = [engine.state.agents.has(keys[2]!.agent_id), engine.state.agents.has(keys[3]!.agent_id)];
+    expect(registered).toEqual([true, false]);
     const committed = commits.flatMap((commit) => commit.record?.actions ?? []).map((action) => action.actor);
     expect(committed).not.toContain(keys[3]!.agent_id);
     expect([...store.spentNonces()].map((spent) => spent.nonce)).not.toContain(spent_nonce.nonce);
@@ -81,7 +88,8 @@ describe('the bounded engine queue', () => {
     const system = engine.submit({ act: 'backup_taken', actor: 'system', payload: backup });
     expect(engine.queue_depth).toBe(2);
     release();
-    expect((await Promise.all([first, member_waiting, system])).map((outcome) => outcome.ok)).toEqual([true, true, true]);
+    const outcomes = await Promise.all([first, member_waiting, system]);
+    expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true, true]);
   });
 
   it('rejects a queue_depth_max below one when the engine opens', async () => {
@@ -90,7 +98,7 @@ describe('the bounded engine queue', () => {
 });
 
 describe('the bounded engine queue over HTTP', () => {
-  it('answers 503 QUEUE_FULL with Retry-After before the signature is checked, so the same signed request succeeds later', async () => {
+  it('answers 503 QUEUE_FULL with Retry-After before the signature check; the same request passes later', async () => {
     const society = await startTestSociety({ config: { queue_depth_max: 1 } });
     cleanup.push(() => society.destroy());
     const key = await generateKey();
@@ -109,7 +117,8 @@ describe('the bounded engine queue over HTTP', () => {
     const body = await backupKey();
     const full = await rawSigned(society.url, { path: '/api/v1/keys/backup', body, key, nonce });
     expect([full.status, full.body.error, full.headers.get('retry-after')]).toEqual([503, 'QUEUE_FULL', '1']);
-    const via_act = await rawSigned(society.url, { path: '/api/v1/act', body: { act: 'world_move', challenge_id: null, puzzle_solution: null, payload: { path: ['n'] } }, key });
+    const move = { act: 'world_move', challenge_id: null, puzzle_solution: null, payload: { path: ['n'] } };
+    const via_act = await rawSigned(society.url, { path: '/api/v1/act', body: move, key });
     expect([via_act.status, via_act.body.error]).toEqual([503, 'QUEUE_FULL']);
     // A read act does not queue, so a full queue does not stop it.
     const look = await client.act('world_look', { radius: 1 });
@@ -118,14 +127,16 @@ describe('the bounded engine queue over HTTP', () => {
     release();
     expect([(await in_commit).status, (await queued).status]).toEqual([200, 200]);
     const retried = await rawSigned(society.url, { path: '/api/v1/keys/backup', body, key, nonce });
-    expect([retried.status, society.engine.state.agents.get(key.agent_id)?.backup_pubkey]).toEqual([200, body.backup_pubkey]);
+    const backup_pubkey = society.engine.state.agents.get(key.agent_id)?.backup_pubkey;
+    expect([retried.status, backup_pubkey]).toEqual([200, body.backup_pubkey]);
     expect(society.bugs).toEqual([]);
   });
 });
 
 describe('the queue depth setting', () => {
   it('defaults to 10,000 and is read from QUEUE_DEPTH_MAX, at least 1', () => {
-    expect([configFromEnv({}).queue_depth_max, configFromEnv({ QUEUE_DEPTH_MAX: '50' }).queue_depth_max]).toEqual([10_000, 50]);
+    const depths = [configFromEnv({}).queue_depth_max, configFromEnv({ QUEUE_DEPTH_MAX: '50' }).queue_depth_max];
+    expect(depths).toEqual([10_000, 50]);
     expect(() => configFromEnv({ QUEUE_DEPTH_MAX: '0' })).toThrow(/QUEUE_DEPTH_MAX/);
   });
 });
