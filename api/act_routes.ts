@@ -64,6 +64,9 @@ type Performed = { result: Record<string, unknown>; entries?: Extract<SubmitResu
  * once durable; a read is answered from the state at once and touches nothing.
  */
 async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, canonical_body: string, pom?: PomAnswer): Promise<Performed> {
+  // A full queue is answered before the signature is checked, so the request's nonce stays good for the retry.
+  const full = act.effect === 'write' ? deps.engine.queueFullRefusal() : undefined;
+  if (full) throw new RefusalError(full);
   const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload);
   const outcome =
     act.effect === 'read'

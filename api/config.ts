@@ -11,6 +11,7 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
   SNAPSHOT_EVERY_TICKS: z.coerce.number().int().min(1).default(5000),
   CHUNK_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  QUEUE_DEPTH_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key (sk_test_... or sk_live_...)').optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9_+/=]+$/, 'must be a Stripe webhook signing secret (whsec_...)').optional(),
   STRIPE_API_BASE: z.url().optional(),
@@ -35,6 +36,8 @@ export interface Config {
   snapshot_every_ticks: number;
   /** Worker threads that re-encode dirty chunks; 0 builds every chunk inline. */
   chunk_workers: number;
+  /** Members' acts waiting for the engine at most; absent, the engine's own default. */
+  queue_depth_max?: number;
   /** Per client address: sustained public reads a second, and the burst allowed. */
   read_limits: { reads_per_second: number; burst_reads: number };
   /** Per client address: registrations an hour, and the burst allowed; what keeps one address from flooding the electorate. */
@@ -70,6 +73,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     body_limit_bytes: e.BODY_LIMIT_BYTES,
     snapshot_every_ticks: e.SNAPSHOT_EVERY_TICKS,
     chunk_workers: e.CHUNK_WORKERS,
+    queue_depth_max: e.QUEUE_DEPTH_MAX,
     public_url,
     backup_every_seconds: e.BACKUP_EVERY_SECONDS,
     backups_kept: e.BACKUPS_KEPT,

@@ -3,7 +3,7 @@ import type { ValidationItem } from './validation.js';
 
 /**
  * An error thrown to give an answer, not because of a fault: no stack trace is
- * captured for it. That costs ~5 µs a throw, and refusals are what a flood of bad
+ * captured for it. The trace is most of a throw's cost, and refusals are what a flood of bad
  * requests is made of.
  */
 abstract class AnswerError extends Error {

@@ -77,6 +77,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     engine = await Engine.open(store, founder.genesis, {
       clock,
       snapshot_every_ticks: config.snapshot_every_ticks,
+      queue_depth_max: config.queue_depth_max,
       monotonic_ms: () => performance.now(),
       on_tick: (report) => metrics.onTick(report),
       on_fault: (error, action) => report(error, `engine apply of ${action.act}`),

@@ -28,7 +28,7 @@ export async function benchLedgerAppend(): Promise<{ engine: number; bare: numbe
 
   const proof = { method: 'POST', path: '/api/v1/keys/backup', nonce: randomBytes(18).toString('base64url'), body: '', signature: randomBytes(64).toString('base64url') };
   // Each member swaps between two backup keys of its own: the row measures the append, not the judging of a
-  // new key (about 60 µs, measured on its own row), which a fresh key in every act would add to it.
+  // new key (measured on its own row), which a fresh key in every act would add to it.
   const backup_keys = actors.map(() => [freshPubkey(), freshPubkey()] as const);
   const swaps = actors.map(() => 0);
   let batch: Submission[] = [];

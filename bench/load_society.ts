@@ -115,7 +115,7 @@ async function grow(store_path: string, loaders: { agent_id: string; jwk: { x: s
     for (let done = loaders.length; done < size.members; done += 10_000) others.push(...(await registerMembers(engine, Math.min(10_000, size.members - done), `member-${done}`)));
     const fillers = others.length > 0 ? others : loaders.map((loader) => loader.agent_id);
     // Each filler swaps between two backup keys of its own: a fresh key per act would cost a key
-    // generation and a judging (~100 µs) per entry of a million.
+    // generation and a judging per entry of a million.
     const filler_keys = fillers.map(() => [freshPubkey(), freshPubkey()] as const);
     const swaps = fillers.map(() => 0);
     while (engine.state.ledger_head.seq < size.ledger_entries) {

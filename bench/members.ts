@@ -4,7 +4,7 @@ import { agentIdOf } from '../engine/identity.js';
 
 /**
  * A fresh, strong ed25519 public key (base64url) whose private half is thrown away
- * (benches that do not sign). node:crypto makes one in about 50 µs, far less than a
+ * (benches that do not sign). node:crypto makes one in far less time than a
  * scalar multiplication in JavaScript; the engine refuses keys outside the prime-order
  * subgroup, so random bytes will not do.
  */

@@ -123,13 +123,13 @@ export interface Problem {
 /**
  * The arithmetic under the recipe: SHA-256 and ed25519 verification. The defaults
  * are the portable ones every client has (WebCrypto, pure-JS ed25519); a server
- * checking its own store passes node:crypto's, many times faster. The recipe itself
+ * checking its own store passes node:crypto's, which are faster. The recipe itself
  * stays in this one file either way.
  */
 export interface CheckPrimitives {
   sha256Hex: (text: string) => string | Promise<string>;
   verifySignature: (public_key: string, text: string, signature: string) => boolean | Promise<boolean>;
-  /** PROTOCOL.md section 2: the canonical encoding of a prime-order point (the portable judge takes about a millisecond). */
+  /** PROTOCOL.md section 2: the canonical encoding of a prime-order point (the portable judge is the slow one). */
   isPrimeOrderKey: (public_key: string) => boolean;
 }
 

@@ -90,6 +90,35 @@ export function defineAct<P extends z.ZodType>(definition: Omit<WriteAct<P>, 'ef
   return { effect: 'write', ...definition };
 }
 
+/** What a member act declares itself; defineMemberAct fills in the rest. */
+export type MemberActDefinition<P extends z.ZodType> = Omit<WriteAct<P>, 'effect' | 'signer' | 'via_act' | 'gates'> & {
+  /** Proof of Machine as well (bulletin posts, motions, Aether messages); false by default. */
+  pom?: boolean;
+};
+
+/**
+ * Most acts are a member's act: a write, signed with the member's primary key, accepted
+ * through POST /api/v1/act, for active members only. Declaring one is then its name,
+ * summary, payload and apply. The fields come out in the order defineAct gives them, so
+ * the catalogue reads the same whichever form an act was declared in.
+ */
+export function defineMemberAct<P extends z.ZodType>(definition: MemberActDefinition<P>): WriteAct<P> {
+  const { name, summary, payload, rest, pom = false, idempotent, destructive, apply } = definition;
+  return {
+    effect: 'write',
+    name,
+    summary,
+    payload,
+    signer: 'primary',
+    via_act: true,
+    ...(rest ? { rest } : {}),
+    gates: { membership: true, pom },
+    ...(idempotent === undefined ? {} : { idempotent }),
+    ...(destructive === undefined ? {} : { destructive }),
+    apply,
+  };
+}
+
 export function defineReadAct<P extends z.ZodType>(definition: Omit<ReadAct<P>, 'effect'>): ReadAct<P> {
   return { effect: 'read', ...definition };
 }

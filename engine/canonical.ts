@@ -9,7 +9,7 @@ import canonicalizeJson from 'canonicalize';
  * JSON.stringify writes exactly the JCS text once every object's keys enumerate in
  * sorted (UTF-16) order: its number form and string escapes are the ones RFC 8785
  * prescribes. The engine builds its event data sorted, so that is written as is; a
- * body as a client sent it is copied with its keys sorted first (several times faster
+ * body as a client sent it is copied with its keys sorted first (faster
  * than the library). Anything else goes through the library, which decides.
  */
 export function canonicalJson(value: unknown): string {

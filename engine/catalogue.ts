@@ -10,8 +10,10 @@ import { aetherBuildMast } from './acts/aether_build_mast.js';
 import { aetherLink } from './acts/aether_link.js';
 import { aetherSend } from './acts/aether_send.js';
 import { paymentEvent } from './acts/payment_event.js';
-import { grantIssue, grantRedeem } from './acts/grant_issue.js';
-import { backupTaken, restoreDrill } from './acts/operations.js';
+import { grantIssue } from './acts/grant_issue.js';
+import { grantRedeem } from './acts/grant_redeem.js';
+import { backupTaken } from './acts/backup_taken.js';
+import { restoreDrill } from './acts/restore_drill.js';
 import { paymentsConfigure } from './acts/payments_configure.js';
 import { enactmentApply } from './acts/enactment_apply.js';
 import { enactmentDispatch } from './acts/enactment_dispatch.js';
@@ -34,8 +36,8 @@ import { worldPlaceBlock } from './acts/world_place_block.js';
 
 /**
  * The action catalogue: the one list that drives /api/v1/act, the dedicated REST
- * routes, and (as later issues add them) the MCP tools, OpenAPI and agent rules.
- * Adding an act is adding a file in acts/ and a line here.
+ * routes, the MCP tools, OpenAPI and the agent rules. Adding an act is adding a file
+ * in acts/ (defineMemberAct for a member's act) and a line here.
  */
 export const CATALOGUE: readonly ActDefinition[] = [
   societyFound,

@@ -21,6 +21,11 @@ export interface EngineOptions {
   /** The host's clock, injected: the engine stamps each tick with it and never reads time itself. */
   clock: () => EpochMs;
   actions_per_tick_max?: number;
+  /**
+   * Members' submissions waiting at most (default 10,000); past it a member's submission is
+   * refused QUEUE_FULL at once and spends nothing. Acts in the system's name always get in.
+   */
+  queue_depth_max?: number;
   snapshot_every_ticks?: number;
   /** Called when the engine cannot go on (a failed commit); the host should exit. */
   on_fatal?: (error: unknown) => void;
@@ -69,6 +74,7 @@ export class Engine {
   private reloading = false;
   private ticks_since_snapshot = 0;
   private readonly actions_per_tick_max: number;
+  private readonly queue_depth_max: number;
   private readonly snapshot_every_ticks: number;
 
   private constructor(
@@ -77,6 +83,8 @@ export class Engine {
     private readonly options: EngineOptions,
   ) {
     this.actions_per_tick_max = options.actions_per_tick_max ?? 1024;
+    this.queue_depth_max = options.queue_depth_max ?? 10_000;
+    if (!(this.queue_depth_max >= 1)) throw new Error('queue_depth_max must be at least 1');
     this.snapshot_every_ticks = options.snapshot_every_ticks ?? 5000;
   }
 
@@ -100,7 +108,23 @@ export class Engine {
     return this.queue.length;
   }
 
+  /**
+   * QUEUE_FULL if a member's submission would be refused for the queue's depth now. The
+   * HTTP layer asks before it checks a signature, so a refused request leaves its nonce
+   * unspent for the retry; nothing awaits between that question and the submit. The limit
+   * is for members only: acts in the system's name (genesis, the payment mode, verified
+   * processor webhooks, grant redemptions, backups, drills) are the host's own or already
+   * verified, and refusing one would drop a fact the log must hold. Closings that engine
+   * time makes due are never queued at all: each tick computes them.
+   */
+  queueFullRefusal(): Refusal | undefined {
+    if (this.queue.length < this.queue_depth_max) return undefined;
+    return refuse('QUEUE_FULL', undefined, { retry_after_seconds: 1 });
+  }
+
   submit(submission: Submission): Promise<SubmitResult> {
+    const full = submission.actor === 'system' ? undefined : this.queueFullRefusal();
+    if (full) return Promise.resolve(full);
     return new Promise((resolve) => {
       this.queue.push({ submission, resolve });
       this.schedule();

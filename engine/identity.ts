@@ -50,7 +50,7 @@ export function agentIdOf(pubkey: string): string {
  * points with a torsion part), so for accepted keys comparing strings is comparing points.
  *
  * libsodium judges the point (canonical y, not of small order, on the curve, in the
- * prime-order subgroup) in about 60 µs, some twenty times faster than the same
+ * prime-order subgroup) far faster than the same
  * subgroup check in pure JavaScript; that keeps it cheap enough to run before any
  * signature is checked, and cheap for replays that meet every registration again.
  */

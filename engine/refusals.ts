@@ -68,6 +68,12 @@ export const REFUSALS = {
   RECOVERY_FAILED: { status: 403, message: 'No recorded payment could be confirmed for that checkout session.' },
   PAYMENT_PROVIDER_UNAVAILABLE: { status: 502, message: 'The payment processor did not answer; nothing was charged or recorded. Try again.' },
 
+  // Capacity, not a fault: the client sends the same request again after Retry-After.
+  QUEUE_FULL: {
+    status: 503,
+    message: 'The engine queue is full; nothing was done or spent. Try again after Retry-After seconds.',
+  },
+
   // A 5xx is a bug; this is the one body such a bug gets.
   INTERNAL: { status: 500, message: 'The service failed on this request; it changed nothing.' },
 } as const satisfies Record<string, { status: number; message: string }>;

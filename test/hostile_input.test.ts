@@ -5,6 +5,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, parseKeyFile, type AgentKey } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
+import { CATALOGUE } from '../engine/catalogue.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { rawSigned, request } from './helpers/signed.js';
 import { WEBHOOK_SECRET, malformedEvents, sendSignedWebhook } from './helpers/webhooks.js';
@@ -82,7 +83,8 @@ describe('hostile input never produces a 5xx and never changes state', () => {
       governance,
       fc.jsonValue({ maxDepth: 2 }),
     );
-    const acts = ['world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give', 'world_build_road', 'motion_propose', 'motion_open', 'motion_cosponsor', 'vote_cast', 'bulletin_post', 'aether_send', 'aether_build_mast', 'aether_link', 'aether_build_hub'];
+    // Every act a member performs through /api/v1/act, as the catalogue declares them.
+    const acts = CATALOGUE.filter((act) => act.via_act && act.gates.membership).map((act) => act.name);
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...acts), payload, async (act, body) => {
         const response = await rawSigned(society.url, { path: '/api/v1/act', body: { act, challenge_id: null, puzzle_solution: null, payload: body }, key: member });

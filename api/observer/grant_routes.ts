@@ -29,6 +29,9 @@ interface GrantDeps {
 export function mountGrantRoutes(router: Routes, deps: GrantDeps): void {
   router.post('/api/v1/grants', async (ctx) => {
     const request = parseOrThrow(GrantRequest, ctx.request.body, ['body']);
+    // Before the signature, as for every act: a refusal for a full queue leaves the nonce unspent.
+    const full = deps.engine.queueFullRefusal();
+    if (full) throw new RefusalError(full);
     const auth = deps.authenticator.authenticate(ctx, canonicalJson(request), 'primary');
     const gated = gateRefusal(deps.engine.state, findAct('grant_issue')!, auth.actor);
     if (gated) throw new RefusalError(gated);

@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { lacksResource, memberOf, takeResource } from '../world/rules.js';
 
-export const aetherBuildHub = defineAct({
+export const aetherBuildHub = defineMemberAct({
   name: 'aether_build_hub',
   summary: 'Builds the Aether Hub on a relay mast within block_reach, for hub_relic (1 relic) and hub_obsidian (30 obsidian). There is one Hub; under the range rule every message routes to it.',
   payload: z.strictObject({ relay_id: z.int().min(1).max(1_000_000_000) }),
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   apply(ctx, { relay_id }) {
     const { params, aether } = ctx.state;
     const agent = memberOf(ctx);

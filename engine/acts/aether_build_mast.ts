@@ -1,17 +1,14 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { tileIndex } from '../world/geometry.js';
 import { BIOME_WATER } from '../world/materials.js';
 import { apLeft, lacksAp, lacksResource, memberOf, pay, takeResource } from '../world/rules.js';
 
-export const aetherBuildMast = defineAct({
+export const aetherBuildMast = defineMemberAct({
   name: 'aether_build_mast',
   summary: 'Raises a relay mast on the land tile you stand on, for relay_mast_iron (20 iron), relay_mast_silicon (10 silicon) and mast_ap (4). Masts carry the Aether under the range rule.',
   payload: z.strictObject({}),
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   apply(ctx) {
     const { state } = ctx;
     const { params, aether } = state;

@@ -1,18 +1,15 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { lacksResource, memberOf, takeResource } from '../world/rules.js';
 
 const relay = z.int().min(1).max(1_000_000_000);
 
-export const aetherLink = defineAct({
+export const aetherLink = defineMemberAct({
   name: 'aether_link',
   summary:
     'Links two relay masts, standing within block_reach of the first. Costs relay_link_silicon_per_tile (5) silicon per tile of span; a span over relay_span_max_tiles (30) is refused without spending anything.',
   payload: z.strictObject({ from_relay_id: relay, to_relay_id: relay }),
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   apply(ctx, { from_relay_id, to_relay_id }) {
     const { params, aether } = ctx.state;
     const agent = memberOf(ctx);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { multiLineText } from '../text.js';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
 import { routeToHub } from '../aether/routing.js';
@@ -16,15 +16,13 @@ export const AetherSendSchema = z.strictObject({
   route: z.enum(['global', 'relay']).default('global'),
 });
 
-export const aetherSend = defineAct({
+export const aetherSend = defineMemberAct({
   name: 'aether_send',
   summary:
     'Broadcasts a message on the Aether. Costs 0 AP. Under the commons rule it reaches everyone; under the range rule it needs a route of linked relay masts to the Hub (else NO_ROUTE). ' +
     'It appears in the feed after aether_delay_seconds. At most aether_messages_per_minute_max a minute, aether_body_chars_max characters each.',
   payload: AetherSendSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: true },
+  pom: true,
   apply(ctx, { body, scope }) {
     const { state, at_ms, actor } = ctx;
     const { aether, params } = state;

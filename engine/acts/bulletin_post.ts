@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { multiLineText, oneLineText } from '../text.js';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 
 const DAY_MS = 86_400_000;
@@ -10,13 +10,11 @@ export const BulletinSchema = z.strictObject({
   body: multiLineText(2000).min(1),
 });
 
-export const bulletinPost = defineAct({
+export const bulletinPost = defineMemberAct({
   name: 'bulletin_post',
   summary: 'Pins a notice to the public bulletin board (body up to 2000 characters; at most bulletin_posts_per_day_max a day).',
   payload: BulletinSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: true },
+  pom: true,
   apply(ctx, { title, body }) {
     const governance = ctx.state.governance;
     const today = governance.bulletin.filter((item) => item.agent_id === ctx.actor && item.at_ms > ctx.at_ms - DAY_MS);

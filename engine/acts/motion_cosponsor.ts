@@ -1,17 +1,14 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { findMotion, isRefusal } from '../governance/motion_rules.js';
 
 export const MotionRefSchema = z.strictObject({ motion_id: z.string().regex(/^M-\d{4,}-[0-9a-f]{4}$/, 'must be a motion id, M-<4 digits>-<4 hex>') });
 
-export const motionCosponsor = defineAct({
+export const motionCosponsor = defineMemberAct({
   name: 'motion_cosponsor',
   summary: 'Adds you as a cosponsor of a draft or open motion (not your own).',
   payload: MotionRefSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   // Cosponsoring twice is refused (ALREADY_COSPONSORED): retrying is safe.
   idempotent: true,
   apply(ctx, { motion_id }) {

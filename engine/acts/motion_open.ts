@@ -1,4 +1,4 @@
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
 import { chronicle } from '../governance/governance_state.js';
@@ -6,15 +6,12 @@ import { electorateCount } from '../governance/electorate.js';
 import { findMotion, isRefusal } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
 
-export const motionOpen = defineAct({
+export const motionOpen = defineMemberAct({
   name: 'motion_open',
   summary:
     'Opens your draft for voting for voting_window_seconds (48 h by default). The electorate (active members whose first member act came ' +
     'before this opening) and the quorum, max(3, ceil(rate x electorate)), are frozen on the motion.',
   payload: MotionRefSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   // Opening an open motion is refused (MOTION_NOT_DRAFT): retrying is safe.
   idempotent: true,
   apply(ctx, { motion_id }) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { multiLineText, oneLineText, quoteMemberText } from '../text.js';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { sha256Hex } from '../canonical.js';
 import { refuse } from '../refusals.js';
 import { ChangeSchema, checkChanges } from '../governance/changes.js';
@@ -16,15 +16,13 @@ export const ProposeSchema = z.strictObject({
   changes: z.array(ChangeSchema).max(20).default([]),
 });
 
-export const motionPropose = defineAct({
+export const motionPropose = defineMemberAct({
   name: 'motion_propose',
   summary:
     'Files a motion as a draft: a title, a body, and typed changes (set_param, amend_charter, add_prohibition, remove_prohibition, enable_module, retire_module). ' +
     'Returns its motion_id (M-<4 digits>-<4 hex>). At most motions_per_day_max (6) per member per rolling day. A change touching Bedrock is refused and recorded on the P0 list.',
   payload: ProposeSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: true },
+  pom: true,
   apply(ctx, request) {
     const { state, at_ms, actor } = ctx;
     const governance = state.governance;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
 import { signalsOf } from '../governance/governance_state.js';
@@ -9,13 +9,10 @@ import { ownValue } from '../keyed.js';
 
 export const VoteSchema = MotionRefSchema.extend({ choice: z.enum(['aye', 'nay', 'abstain']) });
 
-export const voteCast = defineAct({
+export const voteCast = defineMemberAct({
   name: 'vote_cast',
   summary: 'Casts or revises your public vote (aye, nay, abstain) on an open motion. Every revision is a new ledger entry; the latest counts.',
   payload: VoteSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   // A revision replaces your earlier choice; the same choice again leaves the tally as it was.
   destructive: true,
   idempotent: true,

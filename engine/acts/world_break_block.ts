@@ -1,4 +1,4 @@
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { tileIndex } from '../world/geometry.js';
 import { AIR, BLOCKS, BLOCK_COST_UNITS, WATER } from '../world/materials.js';
@@ -7,15 +7,12 @@ import { naturalMaterial } from '../world/terrain.js';
 import { PLACED, materialAt, setCell } from '../world/world_state.js';
 import { CellSchema } from './world_dig.js';
 
-export const worldBreakBlock = defineAct({
+export const worldBreakBlock = defineMemberAct({
   name: 'world_break_block',
   summary:
     'Breaks a placed block within reach (z null: the topmost placed block of the column). Costs break_ap (1) and refunds ' +
     'floor(break_refund_percent% of its cost): 0 for a 1-unit block. Terrain is dug, not broken; water is a fluid, not a block.',
   payload: CellSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   // Breaking takes a placed block away.
   destructive: true,
   apply(ctx, request) {

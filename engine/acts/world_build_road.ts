@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { tileIndex } from '../world/geometry.js';
 import { BIOME_WATER } from '../world/materials.js';
@@ -10,15 +10,12 @@ export const RoadSchema = z.strictObject({
   y: z.int().min(-1_000_000).max(1_000_000),
 });
 
-export const worldBuildRoad = defineAct({
+export const worldBuildRoad = defineMemberAct({
   name: 'world_build_road',
   summary:
     'Lays a road on a land tile within reach, for road_ap (4) and road_slag (6 slag). Stepping onto a road costs move_ap_road (1) whatever the biome. ' +
     'Roads are not laid on water: place blocks there to build a causeway.',
   payload: RoadSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   apply(ctx, { x, y }) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);

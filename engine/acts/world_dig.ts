@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { tileIndex, Z_MAX } from '../world/geometry.js';
 import { AIR, RELIC, WATER, materialName } from '../world/materials.js';
@@ -14,15 +14,12 @@ export const CellSchema = z.strictObject({
   z: z.int().min(0).max(Z_MAX).nullable().default(null),
 });
 
-export const worldDig = defineAct({
+export const worldDig = defineMemberAct({
   name: 'world_dig',
   summary:
     'Digs one cell within your reach (block_reach; depth counts like distance) and takes its material: dirt, stone, iron, silicon, obsidian, slag, salvage, or a relic. ' +
     'z null digs the top of the column. Costs dig_ap (1). Water and air have nothing to dig; placed blocks are broken, not dug.',
   payload: CellSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   // Digging takes the cell's material away.
   destructive: true,
   apply(ctx, request) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
 import { tileIndex } from '../world/geometry.js';
@@ -12,15 +12,12 @@ export const GatherSchema = z.strictObject({
   y: z.int().min(-1_000_000).max(1_000_000).nullable().default(null),
 });
 
-export const worldGather = defineAct({
+export const worldGather = defineMemberAct({
   name: 'world_gather',
   summary:
     'Gathers one unit from an undisturbed surface within reach: timber in forest, salvage in ruins, slag in wasteland. ' +
     'Costs gather_ap (1); a gathered tile regrows after gather_regrow_seconds. x and y null: the tile you stand on.',
   payload: GatherSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   apply(ctx, request) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { AGENT_ID_PATTERN } from '../identity.js';
 import { refuse } from '../refusals.js';
 import { reachDistance } from '../world/geometry.js';
@@ -12,15 +12,12 @@ export const GiveSchema = z.strictObject({
   amount: z.int().min(1).max(1_000_000),
 });
 
-export const worldGive = defineAct({
+export const worldGive = defineMemberAct({
   name: 'world_give',
   summary:
     'Gives an amount of one resource to another member standing within block_reach of you. Costs the giver transfer_ap (1); ' +
     'the receiver pays nothing. The ledger records it twice: resource_sent under you, resource_received under them.',
   payload: GiveSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   apply(ctx, { to, resource, amount }) {
     const { world, params } = ctx.state;
     const giver = memberOf(ctx);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { arrive, payExplorationBonus } from '../world/exploration.js';
 import { DIRECTIONS, DIRECTION_NAMES, tileIndex, type Direction } from '../world/geometry.js';
@@ -13,16 +13,13 @@ export const MoveSchema = z.strictObject({
 });
 
 /** A step or a short path, all or nothing: every step is checked and priced before the agent moves at all. */
-export const worldMove = defineAct({
+export const worldMove = defineMemberAct({
   name: 'world_move',
   summary:
     `Moves you along a path of 1 to ${move_path_steps_max} steps (n, ne, e, se, s, sw, w, nw), all or nothing. ` +
     'Each step costs the AP of the biome stepped onto (plains 1, ruins 1, forest 2, wasteland 2, desert 2, mountain 4; a road 1); water is impassable. ' +
     'Moving reveals the tiles around you and may earn exploration standing.',
   payload: MoveSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   apply(ctx, { path }) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);

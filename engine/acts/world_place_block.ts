@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAct } from '../act.js';
+import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { tileIndex, Z_MAX } from '../world/geometry.js';
 import { AIR, BLOCKS, BLOCK_COST_UNITS, WATER } from '../world/materials.js';
@@ -11,15 +11,12 @@ export const PlaceSchema = CellSchema.extend({
   block_id: z.int().min(1).max(8),
 });
 
-export const worldPlaceBlock = defineAct({
+export const worldPlaceBlock = defineMemberAct({
   name: 'world_place_block',
   summary:
     'Places a block within reach, into air or water resting on something below. Block ids: 1 dirt, 2 stone, 3 iron, 4 silicon, 5 obsidian, 6 slag, 7 salvage, 8 timber; ' +
     'each costs 1 unit of its material and place_ap (1). z null places on top of the column.',
   payload: PlaceSchema,
-  signer: 'primary',
-  via_act: true,
-  gates: { membership: true, pom: false },
   apply(ctx, request) {
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);

@@ -6,7 +6,7 @@ import { ownValue } from '../keyed.js';
 /**
  * With payments off (the embedded default) every registered agent is an active member.
  * The Founder's key acts for the operator and is not a member: it neither votes nor
- * walks the world. Payments (a later issue) add the unpaid state here.
+ * walks the world. With payments on, only a payment recorded in the service's mode counts.
  */
 export function isActiveMember(state: Readonly<SocietyState>, agent_id: string): boolean {
   if (agent_id === state.founder_agent_id || !state.agents.has(agent_id)) return false;

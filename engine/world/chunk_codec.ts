@@ -69,7 +69,7 @@ export function encodeChunk(planes: ChunkPlanes, chunk_x: number, chunk_y: numbe
  * One layer: its id, its byte length, and the runs of its 4096 tiles. Fully revealed
  * rows are compared four tiles at a time (a word equal to the run value repeated
  * four times); fully hidden rows are one comparison. State lives in locals, which is
- * what makes this several times faster than deflate on real terrain.
+ * what makes this faster than deflate on real terrain (figures: bench/PROFILES.md).
  */
 function encodeLayer(out: Uint8Array, start: number, layer: number, source: Uint8Array, hidden: number, revealed: Uint8Array, origin: number): number {
   const source_words = wordsOf(source);
