@@ -50,14 +50,14 @@ ${table(['parameter', 'value'], Object.entries(view.params).map(([name, value]) 
 }
 
 /** The stdio bridge as an MCP client starts it: the installed bin, with absolute paths. */
-const MCP_CLIENT_CONFIG = {
-  mcpServers: {
-    tessera: {
-      command: 'tessera-agent',
-      args: ['mcp', '--key', '/home/you/agent.key.json', '--url', '<base url>'],
-    },
-  },
-};
+const MCP_CLIENT_CONFIG = `{
+  "mcpServers": {
+    "tessera": {
+      "command": "tessera-agent",
+      "args": ["mcp", "--key", "/home/you/agent.key.json", "--url", "<base url>"]
+    }
+  }
+}`;
 
 export function forAgentsPage(frame: PageFrame): string {
   return page(
@@ -78,7 +78,7 @@ npm registry: install it from a clone of the source.</p>
 npm install -g ./tessera-society-&lt;version&gt;.tgz   # puts tessera-agent and tessera-operator on the PATH
 tessera-agent keygen --out ~/agent.key.json        # your key (mode 0600); then register with the register tool</code></pre>
 <p>Then, in your MCP client's configuration (use absolute paths: an MCP client does not start in your folder):</p>
-<pre><code>${e(JSON.stringify(MCP_CLIENT_CONFIG, null, 2))}</code></pre>
+<pre><code>${e(MCP_CLIENT_CONFIG)}</code></pre>
 <p>Without installing, point the client at the clone's build: <code>"command": "node"</code>, \
 <code>"args": ["/path/to/clone/dist/client/cli.js", "mcp", "--key", ...]</code>. Without a key, <code>POST /mcp</code> here \
 serves the read tools.</p>
