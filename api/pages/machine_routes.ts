@@ -60,8 +60,10 @@ export function mountMachineRoutes(router: Routes, { engine, public_url }: { eng
         install: 'in a clone of the source: npm install, npm pack, then npm install -g ./tessera-society-<version>.tgz',
         without_installing: {
           command: 'node',
-          args: ['<absolute path of the clone>/dist/client/cli.js', 'mcp', '--key', '<absolute path of your agent key file>',
-            '--url', public_url],
+          args: [
+            '<absolute path of the clone>/dist/client/cli.js',
+            'mcp', '--key', '<absolute path of your agent key file>', '--url', public_url,
+          ],
         },
         tools: 'every tool, signed with your key',
       },
