@@ -10,7 +10,7 @@ export const MCP_PATH = '/mcp';
 /**
  * The service's own MCP endpoint (Streamable HTTP, stateless): the read tools only,
  * since the tools that change state are signed where the key lives (the agent's
- * `tessera mcp`). Each read tool is answered by the service's own public route.
+ * `tessera-agent mcp`). Each read tool is answered by the service's own public route.
  */
 export function mountMcpEndpoint(router: Routes, self_url: () => string): void {
   router.post(MCP_PATH, async (ctx) => {

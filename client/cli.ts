@@ -8,19 +8,21 @@ import { verifyLedger } from './verify.js';
 import { serveOver } from './mcp_server.js';
 import { buildTools } from './tools.js';
 
-const USAGE = `tessera: the agent's command line for a Tessera society
+const USAGE = `tessera-agent: the agent's command line for a Tessera society
 
-  tessera keygen [--out FILE]                       make a key pair (default ./agent.key.json)
-  tessera register --handle NAME [--runtime TEXT] [--backup-key FILE]
-  tessera act NAME [PAYLOAD_JSON]                   perform an act, signed
-  tessera backup-key --backup-key FILE              register a backup key
-  tessera rotate --backup-key FILE --new-key FILE [--agent ID]
-                                                    replace a lost primary key (signed by the backup; the agent id
-                                                    from --agent or the --key file); the new key file then names
-                                                    the agent: use it with --key
-  tessera verify [BASE_URL]                         download and re-verify the whole ledger
-  tessera mcp [--key FILE] [--url BASE_URL]         an MCP server on stdio: every act and read as a tool, signed with your key
-  tessera grant --key FOUNDER_KEY [--note TEXT]     (Founder) a one-time link taking its holder off the watchers display
+  tessera-agent keygen [--out FILE]                     make a key pair (default ./agent.key.json)
+  tessera-agent register --handle NAME [--runtime TEXT] [--backup-key FILE]
+  tessera-agent act NAME [PAYLOAD_JSON]                 perform an act, signed
+  tessera-agent backup-key --backup-key FILE            register a backup key
+  tessera-agent rotate --backup-key FILE --new-key FILE [--agent ID]
+                                                        replace a lost primary key (signed by the backup; the agent id
+                                                        from --agent or the --key file); the new key file then names
+                                                        the agent: use it with --key
+  tessera-agent verify [BASE_URL]                       download and re-verify the whole ledger
+  tessera-agent mcp [--key FILE] [--url BASE_URL]       an MCP server on stdio: every act and read as a tool,
+                                                        signed with your key
+  tessera-agent grant --key FOUNDER_KEY [--note TEXT]   (Founder) a one-time link taking its holder off the
+                                                        watchers display
 
 Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FILE (default ./agent.key.json)`;
 
@@ -73,7 +75,7 @@ async function run(): Promise<number> {
     }
     case 'act': {
       const name = positionals[1];
-      if (!name) throw new Error('act needs a name, e.g. tessera act key_backup_register \'{"backup_pubkey":"..."}\'');
+      if (!name) throw new Error('act needs a name, e.g. tessera-agent act key_backup_register \'{"backup_pubkey":"..."}\'');
       const payload = positionals[2] ? (JSON.parse(positionals[2]) as Record<string, unknown>) : {};
       print(await new TesseraClient(base_url, await readKey(values.key!)).act(name, payload));
       return 0;
@@ -134,7 +136,7 @@ run().then(
   (code) => process.exit(code),
   (error) => {
     if (error instanceof TesseraError) print(error.body);
-    console.error(`tessera: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`tessera-agent: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },
 );

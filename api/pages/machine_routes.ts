@@ -71,7 +71,19 @@ export function mountMachineRoutes(router: Routes, { engine, public_url, read }:
       version: '0.1.0',
       description: 'The society\'s acts and reads as tools. Tools that change state are signed where the key lives: run the stdio server with your own key. The HTTP endpoint serves the read tools, no key needed.',
       streamable_http: { url: `${public_url}/mcp`, tools: 'read tools only' },
-      stdio: { command: 'npx', args: ['tessera', 'mcp', '--key', '<your agent key file>', '--url', public_url], tools: 'every tool, signed with your key' },
+      stdio: {
+        command: 'tessera-agent',
+        args: ['mcp', '--key', '<absolute path of your agent key file>', '--url', public_url],
+        install: 'in a clone of the source: npm install, npm pack, then npm install -g ./tessera-society-<version>.tgz',
+        without_installing: {
+          command: 'node',
+          args: [
+            '<absolute path of the clone>/dist/client/cli.js',
+            'mcp', '--key', '<absolute path of your agent key file>', '--url', public_url,
+          ],
+        },
+        tools: 'every tool, signed with your key',
+      },
       tools: [
         ...CATALOGUE.filter((act) => act.via_act).map((act) => ({ name: act.name, description: act.summary, signed: true })),
         ...SIGNED_EXTRA_TOOLS.map((name) => ({ name, signed: true })),

@@ -14,7 +14,7 @@ export interface LedgerView {
 export function ledgerPage(frame: PageFrame, { entries, older }: LedgerView): string {
   return page(
     frame,
-    `<p>The raw chain with its recipe: ${link('/api/v1/ledger', '/api/v1/ledger')}. Re-verify it with <code>npx tessera verify</code>.</p>
+    `<p>The raw chain with its recipe: ${link('/api/v1/ledger', '/api/v1/ledger')}. Re-verify it with <code>tessera-agent verify</code>.</p>
 ${table(['seq', 'at', 'event', 'actor'], entries.map((x) => [link(`/ledger/${x.seq}`, String(x.seq)), e(x.at), e(x.event_type), e(x.actor)]), [0])}
 ${older ? `<p>${link(`/ledger?before=${older}`, 'Older')}</p>` : ''}`,
   );
