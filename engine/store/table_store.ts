@@ -40,12 +40,15 @@ export abstract class TableStore implements EngineStore {
     for (const entry of commit.entries) last = ledger.put(entry.seq, entry.json);
     if (commit.consumed_nonces.length > 0) last = spent_nonces.put(this.next_nonce_record++, commit.consumed_nonces);
     if (commit.snapshot) {
-      last = snapshots.put(commit.snapshot.tick, commit.snapshot);
-      // Snapshots older than the newest few go; the log keeps everything.
-      const kept = Array.from(snapshots.getKeys({ reverse: true, limit: this.snapshots_kept }));
-      const oldest_kept = kept[kept.length - 1];
+      const { tick } = commit.snapshot;
+      last = snapshots.put(tick, commit.snapshot);
+      // Snapshots older than the newest few go; the log keeps everything. The older ones
+      // kept are read below the new tick: LMDB's reads do not see a write still pending.
+      const older_wanted = this.snapshots_kept - 1;
+      const older_kept = older_wanted > 0 ? Array.from(snapshots.getKeys({ start: tick - 1, reverse: true, limit: older_wanted })) : [];
+      const oldest_kept = older_kept.length < older_wanted ? undefined : (older_kept.at(-1) ?? tick);
       if (oldest_kept !== undefined) {
-        for (const tick of snapshots.getKeys({ end: oldest_kept })) last = snapshots.remove(tick);
+        for (const old of snapshots.getKeys({ end: oldest_kept })) last = snapshots.remove(old);
       }
     }
     const tail = commit.entries[commit.entries.length - 1];
