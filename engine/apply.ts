@@ -66,7 +66,13 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
  * a write passes (membership, Founder), then its read. Nothing changes and nothing is
  * logged, so a read needs no queue and no tick.
  */
-export function performRead(state: Readonly<SocietyState>, definition: ReadAct, actor: string, payload: unknown, at_ms: EpochMs): ApplyOutcome {
+export function performRead(
+  state: Readonly<SocietyState>,
+  definition: ReadAct,
+  actor: string,
+  payload: unknown,
+  at_ms: EpochMs,
+): ApplyOutcome {
   return gateRefusal(state, definition, actor) ?? definition.read({ state, at_ms, actor }, payload);
 }
 

@@ -40,7 +40,14 @@ export { chunkPlanes, isRevealed, type WorldState } from './world/world_state.js
 export { encodeChunk, type ChunkPlanes } from './world/chunk_codec.js';
 
 // Identity, canonical text and the ledger's entries.
-export { AGENT_ID_PATTERN, SIGNATURE_PATTERN, agentIdOf, isPrimeOrderKey, publicKeysIn, weakKeyRefusal } from './identity.js';
+export {
+  AGENT_ID_PATTERN,
+  SIGNATURE_PATTERN,
+  agentIdOf,
+  isPrimeOrderKey,
+  publicKeysIn,
+  weakKeyRefusal,
+} from './identity.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
 export { LEDGER_RECIPE, type ChainedEntry, type LedgerEntry, type Proof } from './ledger.js';
 export { StoreIntegrityError, type StoredEntry } from './ledger_integrity.js';

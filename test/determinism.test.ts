@@ -15,7 +15,13 @@ afterEach(async () => {
 });
 
 /** The engine's determinism needs no disk: the memory store, except where a restart from disk is the point. */
-async function openEngine<S extends EngineStore>(store: S, founder: AgentKey, clock: () => number, snapshot_every_ticks = 7, actions_per_tick_max?: number) {
+async function openEngine<S extends EngineStore>(
+  store: S,
+  founder: AgentKey,
+  clock: () => number,
+  snapshot_every_ticks = 7,
+  actions_per_tick_max?: number,
+) {
   const engine = await Engine.open(store, { founder_pubkey: founder.public_key, world_seed: 'determinism' }, { clock, snapshot_every_ticks, ...(actions_per_tick_max ? { actions_per_tick_max } : {}), on_fatal: (error) => { throw error; } });
   return { store, engine };
 }
@@ -125,7 +131,8 @@ describe('group commit', () => {
   /** An engine on the memory store whose first commit is held until released; counts the actions of every commit. */
   async function engineWithHeldCommit(actions_per_tick_max?: number) {
     const store = new MemoryStore();
-    const { engine } = await openEngine(store, await generateKey(), () => Date.parse('2026-11-21T10:00:00Z'), 7, actions_per_tick_max);
+    const clock = () => Date.parse('2026-11-21T10:00:00Z');
+    const { engine } = await openEngine(store, await generateKey(), clock, 7, actions_per_tick_max);
     const actions_per_commit: number[] = [];
     let release: () => void = () => {};
     store.on_commit = (tick) => {

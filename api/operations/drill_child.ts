@@ -12,7 +12,8 @@ const send = (message: DrillMessage) => process.send!(message);
 async function run(job: DrillJob): Promise<DrillResult> {
   const live = new LmdbStore(job.live_store_path, { read_only: true });
   try {
-    return await restoreDrill(live, drillTarget(stateFromImage(job.live)), job.data_dir, firstProofProblem, (progress) => send({ progress }));
+    const target = drillTarget(stateFromImage(job.live));
+    return await restoreDrill(live, target, job.data_dir, firstProofProblem, (progress) => send({ progress }));
   } finally {
     await live.close();
   }

@@ -178,16 +178,25 @@ async function firstDifferingEntry(backup: LmdbStore, live: LmdbStore, last_seq:
  * with a turn of the event loop between them (each stretch reads in its own
  * transaction). The first wrong entry fails the drill at its seq.
  */
-async function replayLiveLog(state: SocietyState, live: EngineStore, target: DrillTarget, on_stretch: (tick: number) => void): Promise<Verdict | undefined> {
+async function replayLiveLog(
+  state: SocietyState,
+  live: EngineStore,
+  target: DrillTarget,
+  on_stretch: (tick: number) => void,
+): Promise<Verdict | undefined> {
   while (state.tick < target.tick) {
     const before_tick = state.tick;
     try {
       recoverState(live, { from_state: state, until_tick: Math.min(target.tick, state.tick + TICKS_PER_TURN) });
     } catch (error) {
       if (!(error instanceof StoreIntegrityError)) throw error;
-      return { failed: `the live ledger differs from its replay at seq ${error.seq}: ${error.reason}`, first_bad_seq: error.seq };
+      const failed = `the live ledger differs from its replay at seq ${error.seq}: ${error.reason}`;
+      return { failed, first_bad_seq: error.seq };
     }
-    if (state.tick === before_tick) return { failed: `the live log ends at tick ${state.tick}, before the live tick ${target.tick}`, first_bad_seq: state.ledger_head.seq + 1 };
+    if (state.tick === before_tick) {
+      const failed = `the live log ends at tick ${state.tick}, before the live tick ${target.tick}`;
+      return { failed, first_bad_seq: state.ledger_head.seq + 1 };
+    }
     on_stretch(state.tick);
     await nextTurn();
   }

@@ -43,7 +43,9 @@ export class MemoryStore extends TableStore {
       ...(commit.snapshot ? { snapshot: structuredClone(commit.snapshot) } : {}),
     };
     const held = this.held;
-    const written = held ? new Promise<void>((resolve, reject) => held.push(() => super.commitTick(stored).then(resolve, reject))) : super.commitTick(stored);
+    const written = held
+      ? new Promise<void>((resolve, reject) => held.push(() => super.commitTick(stored).then(resolve, reject)))
+      : super.commitTick(stored);
     this.last_commit = written.catch(() => undefined);
     return written;
   }

@@ -17,8 +17,9 @@ export class MemoryTable<V> implements Table<V> {
 
   put(key: number, value: V): Promise<boolean> {
     if (!this.values.has(key)) {
-      const at = this.keys.length === 0 || this.keys[this.keys.length - 1]! < key ? this.keys.length : lowerBound(this.keys, key);
-      this.keys.splice(at, 0, key);
+      const last = this.keys[this.keys.length - 1];
+      if (last === undefined || last < key) this.keys.push(key);
+      else this.keys.splice(lowerBound(this.keys, key), 0, key);
     }
     this.values.set(key, value);
     return Promise.resolve(true);

@@ -45,7 +45,8 @@ export abstract class TableStore implements EngineStore {
       // Snapshots older than the newest few go; the log keeps everything. The older ones
       // kept are read below the new tick: LMDB's reads do not see a write still pending.
       const older_wanted = this.snapshots_kept - 1;
-      const older_kept = older_wanted > 0 ? Array.from(snapshots.getKeys({ start: tick - 1, reverse: true, limit: older_wanted })) : [];
+      const older_kept =
+        older_wanted > 0 ? Array.from(snapshots.getKeys({ start: tick - 1, reverse: true, limit: older_wanted })) : [];
       const oldest_kept = older_kept.length < older_wanted ? undefined : (older_kept.at(-1) ?? tick);
       if (oldest_kept !== undefined) {
         for (const old of snapshots.getKeys({ end: oldest_kept })) last = snapshots.remove(old);

@@ -43,18 +43,30 @@ export async function memoryEngine(options: MemoryEngineOptions = {}): Promise<E
  * An act as a signed request hands it to the engine: the payload parsed by the act's
  * own schema (defaults filled, as the route does), no proof.
  */
-export function submitAct(engine: Engine, act: string, actor: string, payload: Record<string, unknown>, pom?: { challenge_id: string; puzzle_solution: string }): Promise<SubmitResult> {
+export function submitAct(
+  engine: Engine,
+  act: string,
+  actor: string,
+  payload: Record<string, unknown>,
+  pom?: { challenge_id: string; puzzle_solution: string },
+): Promise<SubmitResult> {
   const definition = findAct(act);
   if (!definition) throw new Error(`no act ${act}`);
   return engine.submit({ act, actor, payload: definition.payload.parse(payload), ...(pom ? { pom } : {}) });
 }
 
-/** A Proof of Machine act, answered from the engine's own record of the challenge (the HTTP tests solve it for real). */
-export async function submitWithPom(engine: Engine, act: string, actor: string, payload: Record<string, unknown>): Promise<SubmitResult> {
+/** A Proof of Machine act, answered from the engine's own record of the challenge (HTTP tests solve it for real). */
+export async function submitWithPom(
+  engine: Engine,
+  act: string,
+  actor: string,
+  payload: Record<string, unknown>,
+): Promise<SubmitResult> {
   const asked = await submitAct(engine, 'pom_challenge', actor, { intent: act });
   if (!asked.ok) throw new Error(`pom_challenge refused: ${asked.code}`);
   const challenge_id = asked.result.challenge_id as string;
-  return submitAct(engine, act, actor, payload, { challenge_id, puzzle_solution: engine.state.pom.challenges[challenge_id]!.answer });
+  const puzzle_solution = engine.state.pom.challenges[challenge_id]!.answer;
+  return submitAct(engine, act, actor, payload, { challenge_id, puzzle_solution });
 }
 
 /** A read act, as the act route asks the engine for it. */
