@@ -159,7 +159,7 @@ describe('governance acts', () => {
     await refusedWith(act('motion_open', bob, { motion_id }), 'NOT_AUTHOR');
   });
 
-  it('motion_open opens the draft with its quorum, once (MOTION_NOT_DRAFT); then vote_cast records a ballot', async () => {
+  it('motion_open opens the draft with its quorum, once (MOTION_NOT_DRAFT); then vote_cast records', async () => {
     const opened = await act('motion_open', ada, { motion_id });
     expect(answer(opened)).toMatchObject({ motion_id, status: 'open' });
     const quorum = { motion_id, quorum_required: expect.any(Number) };
