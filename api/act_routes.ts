@@ -1,11 +1,14 @@
 import type { Routes } from './routes.js';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { ActDefinition } from '../engine/act.js';
-import { CATALOGUE, findAct } from '../engine/catalogue.js';
-import { gateRefusal } from '../engine/governance/membership.js';
-import type { PomAnswer } from '../engine/pom/gate.js';
-import type { Engine, SubmitResult } from '../engine/engine.js';
+import {
+  type ActDefinition,
+  CATALOGUE,
+  findAct,
+  type PomAnswer,
+  type Engine,
+  type SubmitResult,
+} from '../engine/index.js';
 import type { Authenticator } from './authenticate.js';
 import { canonicalOrThrow, parseOrThrow } from './parse.js';
 import { RefusalError } from './refusal_error.js';
@@ -21,7 +24,6 @@ export const ActRequestSchema = z.strictObject({
 interface ActRouteDeps {
   engine: Engine;
   authenticator: Authenticator;
-  clock: () => number;
 }
 
 /**
@@ -61,7 +63,8 @@ type Performed = { result: Record<string, unknown>; entries?: Extract<SubmitResu
 
 /**
  * Signature first, then the act: a write goes through the engine's queue and answers
- * once durable; a read is answered from the state at once and touches nothing.
+ * once durable; a read is answered by the engine from the state at once (its gates
+ * checked there, once) and touches nothing.
  */
 async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, canonical_body: string, pom?: PomAnswer): Promise<Performed> {
   // A full queue is answered before the signature is checked, so the request's nonce stays good for the retry.
@@ -70,7 +73,7 @@ async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, pay
   const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload);
   const outcome =
     act.effect === 'read'
-      ? (gateRefusal(deps.engine.state, act, auth.actor) ?? act.read({ state: deps.engine.state, at_ms: deps.clock(), actor: auth.actor }, payload))
+      ? deps.engine.read(act, auth.actor, payload)
       : await deps.engine.submit({ act: act.name, actor: auth.actor, payload, proof: auth.proof, consumed_nonce: auth.consumed_nonce, ...(pom ? { pom } : {}) });
   if (!outcome.ok) throw new RefusalError(outcome);
   return outcome;

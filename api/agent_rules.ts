@@ -1,8 +1,5 @@
 import { jsonSchemaOf, readToolsForRules } from './read_tools.js';
-import { CATALOGUE } from '../engine/catalogue.js';
-import { LEDGER_RECIPE } from '../engine/ledger.js';
-import type { Params } from '../engine/params.js';
-import { CHALLENGE_KINDS } from '../engine/pom/challenges.js';
+import { CATALOGUE, LEDGER_RECIPE, type Params, CHALLENGE_KINDS } from '../engine/index.js';
 import { SIGNATURE_SCHEME } from '../client/protocol.js';
 import { READ_ANNOTATIONS, actAnnotations, titleFromName } from '../client/tool_annotations.js';
 

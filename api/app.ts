@@ -71,7 +71,7 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   mountReadRoutes(router, deps);
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
-  mountActRoutes(router, { engine: deps.engine, authenticator, clock: deps.clock });
+  mountActRoutes(router, { engine: deps.engine, authenticator });
   mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
   mountGovernanceRoutes(router, { engine: deps.engine, store: deps.store, clock: deps.clock, public_url: deps.public_url });
   mountAetherRoutes(router, { engine: deps.engine, clock: deps.clock });

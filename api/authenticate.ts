@@ -1,12 +1,18 @@
 import type { Context } from 'koa';
-import type { SignerRule } from '../engine/act.js';
-import { sha256Hex } from '../engine/canonical.js';
-import { AGENT_ID_PATTERN, SIGNATURE_PATTERN, agentIdOf, publicKeysIn, weakKeyRefusal } from '../engine/identity.js';
-import type { Proof } from '../engine/ledger.js';
-import type { SocietyState } from '../engine/state.js';
-import type { ConsumedNonce } from '../engine/store/types.js';
+import {
+  type SignerRule,
+  sha256Hex,
+  AGENT_ID_PATTERN,
+  SIGNATURE_PATTERN,
+  agentIdOf,
+  publicKeysIn,
+  weakKeyRefusal,
+  type Proof,
+  type SocietyState,
+  type ConsumedNonce,
+  isoAt,
+} from '../engine/index.js';
 import { HEADER_AGENT_ID, HEADER_NEXT_NONCE, HEADER_NEXT_NONCE_EXPIRES_AT, HEADER_NONCE, HEADER_SIGNATURE, signingString } from '../client/protocol.js';
-import { isoAt } from '../engine/time.js';
 import type { NonceBook } from './nonces.js';
 import { RefusalError } from './refusal_error.js';
 import type { SignatureVerifier } from './signature_verifier.js';

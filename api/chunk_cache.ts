@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { CHUNK_COUNT, CHUNKS_PER_AXIS } from '../engine/world/geometry.js';
-import { chunkPlanes, type WorldState } from '../engine/world/world_state.js';
+import { CHUNK_COUNT, CHUNKS_PER_AXIS, chunkPlanes, type WorldState } from '../engine/index.js';
 import { builtChunk, type BuiltChunk, type ChunkTask } from './chunk_worker.js';
 
 interface Cached {

@@ -1,5 +1,4 @@
-import { sha256Hex } from '../engine/canonical.js';
-import { encodeChunk, type ChunkPlanes } from '../engine/world/chunk_codec.js';
+import { sha256Hex, encodeChunk, type ChunkPlanes } from '../engine/index.js';
 
 export interface ChunkTask {
   planes: { biome: SharedArrayBuffer; surface: SharedArrayBuffer; top_block: SharedArrayBuffer; revealed: SharedArrayBuffer };

@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA_FILE } from '../engine/store/lmdb_store.js';
+import { DATA_FILE, BACKUPS_FOLDER } from '../engine/index.js';
 import { FOUNDER_KEY_FILE } from './founder.js';
-import { BACKUPS_FOLDER } from './operations/backups.js';
 import { checkStoreInChild } from './store_check.js';
 
 export const STORE_FOLDER = 'store';

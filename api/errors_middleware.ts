@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { REFUSALS } from '../engine/refusals.js';
+import { REFUSALS } from '../engine/index.js';
 import { RefusalError, ValidationError, refusalBody } from './refusal_error.js';
 
 export interface ErrorReporter {

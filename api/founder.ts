@@ -2,8 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { z } from 'zod';
-import { GenesisSchema, type Genesis } from '../engine/genesis.js';
-import { agentIdOf } from '../engine/identity.js';
+import { GenesisSchema, type Genesis, agentIdOf } from '../engine/index.js';
 
 export const FOUNDER_KEY_FILE = 'founder.key.json';
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { configFromEnv } from './config.js';
-import { StoreIntegrityError } from '../engine/ledger_integrity.js';
+import { StoreIntegrityError } from '../engine/index.js';
 import { StartRefusedError } from './data_folder.js';
 import { startSociety } from './server.js';
 

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Engine, TickReport } from '../engine/engine.js';
+import type { Engine, TickReport } from '../engine/index.js';
 
 /**
  * Prometheus metrics: the engine's queue, tick and commit times, acts by name and

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ConsumedNonce } from '../engine/store/types.js';
+import type { ConsumedNonce } from '../engine/index.js';
 
 export interface NonceBookOptions {
   clock: () => number;

@@ -6,7 +6,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import { parseKeyFile } from '../client/keys.js';
 import { TesseraClient, TesseraError } from '../client/sdk.js';
 import { verifyLedger } from '../client/verify.js';
-import { DATA_FILE, LmdbStore } from '../engine/store/lmdb_store.js';
+import { DATA_FILE, LmdbStore } from '../engine/index.js';
 import { STORE_FOLDER } from './data_folder.js';
 import { FOUNDER_KEY_FILE } from './founder.js';
 import { checkStoreInChild } from './store_check.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalJson } from '../engine/canonical.js';
+import { canonicalJson } from '../engine/index.js';
 import { ValidationError } from './refusal_error.js';
 import { validationItems } from './validation.js';
 

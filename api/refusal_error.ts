@@ -1,4 +1,4 @@
-import { REFUSALS, type Refusal, type RefusalCode } from '../engine/refusals.js';
+import { REFUSALS, type Refusal, type RefusalCode } from '../engine/index.js';
 import type { ValidationItem } from './validation.js';
 
 /**

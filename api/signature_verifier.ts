@@ -1,5 +1,5 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { SIGNATURE_PATTERN, isPrimeOrderKey } from '../engine/identity.js';
+import { SIGNATURE_PATTERN, isPrimeOrderKey } from '../engine/index.js';
 
 /**
  * valid: the signature verifies and the key is strong; invalid: it does not verify;

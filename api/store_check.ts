@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { DATA_FILE } from '../engine/store/lmdb_store.js';
-import type { ProbeOutcome } from '../engine/store/store_probe.js';
+import { DATA_FILE, type ProbeOutcome } from '../engine/index.js';
 
 /** The compiled probe; under the test runner this module is TypeScript, so point at the build. */
 function probeScript(): string {

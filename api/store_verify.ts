@@ -1,10 +1,14 @@
 import { LedgerChecker, type WireEntry } from '../client/ledger_check.js';
-import { sha256Hex } from '../engine/canonical.js';
-import { isPrimeOrderKey } from '../engine/identity.js';
-import { StoreIntegrityError } from '../engine/ledger_integrity.js';
-import { recoverState } from '../engine/recover.js';
-import { stateHash, type LedgerHead, type SocietyState } from '../engine/state.js';
-import type { EngineStore } from '../engine/store/types.js';
+import {
+  sha256Hex,
+  isPrimeOrderKey,
+  StoreIntegrityError,
+  recoverState,
+  stateHash,
+  type LedgerHead,
+  type SocietyState,
+  type EngineStore,
+} from '../engine/index.js';
 import { SignatureVerifier } from './signature_verifier.js';
 
 export interface StoreVerifyOptions {

@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { takeBackup } from '../api/operations/backups.js';
-import { drillTarget, restoreDrill } from '../api/operations/drill.js';
+import { takeBackup } from '../engine/store/backups.js';
+import { drillTarget, restoreDrill } from '../engine/store/drill.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { recoverState } from '../engine/recover.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { firstProofProblem } from '../api/store_verify.js';
 import { freshPubkey } from './members.js';
 import { SigningMember } from './signing_member.js';
 
@@ -35,7 +36,7 @@ export async function benchDrill(entries_target = 1_000_000): Promise<{ drill_se
     }
     await engine.drain();
     let started = performance.now();
-    const drill = await restoreDrill(store, drillTarget(engine.state), dir);
+    const drill = await restoreDrill(store, drillTarget(engine.state), dir, firstProofProblem);
     const drill_seconds = (performance.now() - started) / 1000;
     started = performance.now();
     recoverState(store, { use_snapshot: false });

@@ -1,4 +1,4 @@
-import type { ApplyOutcome } from './act.js';
+import type { ApplyOutcome, ReadAct } from './act.js';
 import { findAct } from './catalogue.js';
 import { gateRefusal } from './governance/membership.js';
 import { noteMemberAct } from './governance/electorate.js';
@@ -59,6 +59,21 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
     return entry;
   });
   return { outcome, entries };
+}
+
+/**
+ * Answers a read act (world_look, world_column, ...) from the state: the same gates
+ * a write passes (membership, Founder), then its read. Nothing changes and nothing is
+ * logged, so a read needs no queue and no tick.
+ */
+export function performRead(
+  state: Readonly<SocietyState>,
+  definition: ReadAct,
+  actor: string,
+  payload: unknown,
+  at_ms: EpochMs,
+): ApplyOutcome {
+  return gateRefusal(state, definition, actor) ?? definition.read({ state, at_ms, actor }, payload);
 }
 
 /** Replays a logged tick; every action in it was applied once, so none may refuse now. */

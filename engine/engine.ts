@@ -1,4 +1,5 @@
-import { applyAction, type LoggedAction, type TickRecord } from './apply.js';
+import type { ApplyOutcome, ReadAct } from './act.js';
+import { applyAction, performRead, type LoggedAction, type TickRecord } from './apply.js';
 import { GenesisSchema } from './genesis.js';
 import { dueSystemActions } from './governance/due.js';
 import type { ChainedEntry } from './ledger.js';
@@ -129,6 +130,14 @@ export class Engine {
       this.queue.push({ submission, resolve });
       this.schedule();
     });
+  }
+
+  /**
+   * Answers a read act at once from the live state, at the host's present time; reads
+   * never wait for the queue.
+   */
+  read(act: ReadAct, actor: string, payload: unknown): ApplyOutcome {
+    return performRead(this.current, act, actor, payload, this.options.clock());
   }
 
   /** Resolves when every tick so far is durable. */

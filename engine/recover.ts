@@ -10,6 +10,15 @@ export interface RecoverOptions {
   on_tick?: (tick: number, last_tick: number) => void;
   /** Called after each stored entry the snapshot stands for is checked. */
   on_entry_checked?: (seq: number, through_seq: number) => void;
+  /**
+   * Go on from this state (restored elsewhere, from a backup) instead of a snapshot or
+   * genesis: the log after its tick is replayed onto it, in place, each regenerated
+   * entry checked against this store's. The entries up to its head are the caller's
+   * to check. A restore drill replays the live log onto a restored backup this way.
+   */
+  from_state?: SocietyState;
+  /** Stop after this tick (replay in stretches, or up to a point the caller saw). */
+  until_tick?: number;
 }
 
 /**
@@ -25,7 +34,9 @@ export interface RecoverOptions {
  * StoreIntegrityError naming a seq, instead of serving a state nobody wrote.
  */
 export function recoverState(store: EngineStore, options: RecoverOptions = {}): SocietyState {
-  if (options.use_snapshot === false) return replayLog(store, emptyState(), store.lastTick(), store.snapshotTicks(), options.on_tick);
+  const until_tick = options.until_tick ?? store.lastTick();
+  if (options.from_state) return replayLog(store, options.from_state, until_tick, [], options.on_tick);
+  if (options.use_snapshot === false) return replayLog(store, emptyState(), until_tick, store.snapshotTicks(), options.on_tick);
   const snapshot_ticks = store.snapshotTicks();
   const newest = snapshot_ticks.at(-1);
   const snapshot = newest === undefined ? undefined : store.snapshotAt(newest);
@@ -44,7 +55,7 @@ export function recoverState(store: EngineStore, options: RecoverOptions = {}): 
     const replayed = replayLog(store, previous_image ? stateFromImage(previous_image) : emptyState(), newest, [newest]);
     if (replayed.tick !== newest) throw new StoreIntegrityError(replayed.ledger_head.seq + 1, `the log ends at tick ${replayed.tick}, before the snapshot of tick ${newest}`);
   }
-  return replayLog(store, state, store.lastTick(), [], options.on_tick);
+  return replayLog(store, state, until_tick, [], options.on_tick);
 }
 
 /**

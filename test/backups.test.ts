@@ -3,7 +3,7 @@ import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BACKUPS_FOLDER, INCOMPLETE_PREFIX, listBackups } from '../api/operations/backups.js';
+import { BACKUPS_FOLDER, INCOMPLETE_PREFIX, listBackups } from '../engine/store/backups.js';
 import type { TesseraClient } from '../client/sdk.js';
 import { open } from 'lmdb';
 import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKUPS_FOLDER, INCOMPLETE_PREFIX } from '../api/operations/backups.js';
+import { BACKUPS_FOLDER, INCOMPLETE_PREFIX } from '../engine/store/backups.js';
 import type { TesseraClient } from '../client/sdk.js';
 import { startChildServer, type ChildServer } from './helpers/child_server.js';
 import { growSociety, type GrownSociety } from './helpers/grown_society.js';

@@ -5,6 +5,8 @@ import { Engine, type Submission, type SubmitResult } from '../engine/engine.js'
 import { recoverState } from '../engine/recover.js';
 import { stateHash } from '../engine/state.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { MemoryStore } from '../engine/store/memory_store.js';
+import type { EngineStore } from '../engine/store/types.js';
 import { tempDir } from './helpers/society.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -12,8 +14,14 @@ afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
 
-async function openEngine(dir: string, founder: AgentKey, clock: () => number, snapshot_every_ticks = 7, actions_per_tick_max?: number) {
-  const store = new LmdbStore(dir);
+/** The engine's determinism needs no disk: the memory store, except where a restart from disk is the point. */
+async function openEngine<S extends EngineStore>(
+  store: S,
+  founder: AgentKey,
+  clock: () => number,
+  snapshot_every_ticks = 7,
+  actions_per_tick_max?: number,
+) {
   const engine = await Engine.open(store, { founder_pubkey: founder.public_key, world_seed: 'determinism' }, { clock, snapshot_every_ticks, ...(actions_per_tick_max ? { actions_per_tick_max } : {}), on_fatal: (error) => { throw error; } });
   return { store, engine };
 }
@@ -63,10 +71,8 @@ async function drive(engine: Engine, submissions: Submission[], advance: () => v
 
 describe('determinism', () => {
   it('replays the same log to the same state hash and ledger head, with or without snapshots', async () => {
-    const dir = tempDir();
     let now = Date.parse('2026-11-21T10:00:00Z');
-    const { store, engine } = await openEngine(dir, await generateKey(), () => now);
-    cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+    const { store, engine } = await openEngine(new MemoryStore(), await generateKey(), () => now);
     const results = await drive(engine, await workload(240, 7), () => (now += 1234));
     // Make sure the log runs past the newest snapshot, so recovery replays a tail after it.
     while (store.latestSnapshot()!.tick === engine.state.tick) {
@@ -97,10 +103,8 @@ describe('determinism', () => {
     const submissions = await workload(120, 99);
     const heads: string[] = [];
     for (const snapshot_every_ticks of [3, 1000]) {
-      const dir = tempDir();
       let now = Date.parse('2026-11-21T10:00:00Z');
-      const { store, engine } = await openEngine(dir, founder, () => now, snapshot_every_ticks);
-      cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+      const { store, engine } = await openEngine(new MemoryStore(), founder, () => now, snapshot_every_ticks);
       await drive(engine, submissions, () => (now += 500));
       await engine.drain();
       heads.push(store.ledgerHead().hash);
@@ -112,42 +116,41 @@ describe('determinism', () => {
     const dir = tempDir();
     let now = Date.parse('2026-11-21T10:00:00Z');
     const founder = await generateKey();
-    const first = await openEngine(dir, founder, () => now, 5);
+    const first = await openEngine(new LmdbStore(dir), founder, () => now, 5);
     await drive(first.engine, await workload(60, 3), () => (now += 90_000));
     await first.engine.drain();
     const before = stateHash(first.engine.state);
     await first.store.close();
-    const second = await openEngine(dir, founder, () => now, 5);
+    const second = await openEngine(new LmdbStore(dir), founder, () => now, 5);
     cleanup.push(async () => { await second.store.close(); rmSync(dir, { recursive: true, force: true }); });
     expect(stateHash(second.engine.state)).toBe(before);
   });
 });
 
 describe('group commit', () => {
-  /** An engine on a real store whose first commit is held until released; counts the actions of every commit. */
+  /** An engine on the memory store whose first commit is held until released; counts the actions of every commit. */
   async function engineWithHeldCommit(actions_per_tick_max?: number) {
-    const dir = tempDir();
-    const { store, engine } = await openEngine(dir, await generateKey(), () => Date.parse('2026-11-21T10:00:00Z'), 7, actions_per_tick_max);
-    cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const store = new MemoryStore();
+    const clock = () => Date.parse('2026-11-21T10:00:00Z');
+    const { engine } = await openEngine(store, await generateKey(), clock, 7, actions_per_tick_max);
     const actions_per_commit: number[] = [];
-    const commit = store.commitTick.bind(store);
-    store.commitTick = async (tick) => {
+    let release: () => void = () => {};
+    store.on_commit = (tick) => {
       actions_per_commit.push(tick.record?.actions.length ?? 0);
-      if (actions_per_commit.length === 1) await gate;
-      return commit(tick);
+      if (actions_per_commit.length === 1) release = store.hold();
     };
     const firstCommitCalled = async () => {
       while (actions_per_commit.length === 0) await new Promise((resolve) => setImmediate(resolve));
     };
-    return { engine, actions_per_commit, release, firstCommitCalled };
+    return { engine, actions_per_commit, release: () => release(), firstCommitCalled };
   }
 
   it('starts no tick while a commit is in flight, and folds what arrived meanwhile into one tick', async () => {
     const { engine, actions_per_commit, release, firstCommitCalled } = await engineWithHeldCommit();
-    const register = async () => {
-      const key = await generateKey();
+    // Keys made beforehand: each submission then reaches the queue in the turn it is made.
+    const keys = await Promise.all(Array.from({ length: 6 }, () => generateKey()));
+    const register = () => {
+      const key = keys.pop()!;
       return engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `grouped-${key.agent_id.slice(-6)}`, declared_runtime: '', backup_pubkey: null } });
     };
     const first = register();
@@ -168,6 +171,7 @@ describe('group commit', () => {
     const first = register(keys[0]!);
     await firstCommitCalled();
     const rest = keys.slice(1).map(register);
+    while (actions_per_commit.length < 3) await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setTimeout(resolve, 30));
     // Nine waiting, four to a tick: two full ticks go ahead; the last one waits for the held commit.
     expect(actions_per_commit).toEqual([1, 4, 4]);
@@ -180,10 +184,8 @@ describe('group commit', () => {
 
 describe('a fault inside the engine', () => {
   it('answers the faulty action INTERNAL, keeps its tick-mates, and leaves state equal to a replay', async () => {
-    const dir = tempDir();
     let now = Date.parse('2026-11-21T10:00:00Z');
-    const { store, engine } = await openEngine(dir, await generateKey(), () => now);
-    cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+    const { store, engine } = await openEngine(new MemoryStore(), await generateKey(), () => now);
     const [a, b] = [await generateKey(), await generateKey()];
     const register = (key: AgentKey, handle: string): Submission => ({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle, declared_runtime: '', backup_pubkey: null } });
     // All three are submitted in one turn, so they share a tick; the middle one throws inside apply.

@@ -1,17 +1,14 @@
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, type AgentKey } from '../client/keys.js';
 import { Engine, type SubmitResult } from '../engine/engine.js';
 import { electorateCount } from '../engine/governance/electorate.js';
 import { recoverState } from '../engine/recover.js';
 import { imageOf, stateFromImage, stateHash } from '../engine/state.js';
-import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { tempDir } from './helpers/society.js';
+import { MemoryStore } from '../engine/store/memory_store.js';
 
 const START_MS = Date.parse('2026-11-21T10:00:00Z');
 let now = START_MS;
-let dir: string;
-let store: LmdbStore;
+let store: MemoryStore;
 let engine: Engine;
 let founder: AgentKey;
 const keys: Record<string, AgentKey> = {};
@@ -33,18 +30,13 @@ const post = (name: string) => withPom(name, 'bulletin_post', { title: '', body:
 const firstActed = (name: string) => engine.state.agents.get(keys[name]!.agent_id)!.first_acted_at_ms;
 
 beforeAll(async () => {
-  dir = tempDir();
   founder = await generateKey();
-  store = new LmdbStore(dir);
+  store = new MemoryStore();
   engine = await Engine.open(store, { founder_pubkey: founder.public_key, world_seed: 'electorate' }, { clock: () => now, snapshot_every_ticks: 5, on_fatal: (error) => { throw error; } });
   for (const name of ['ada', 'bob', 'cyd', 'dio']) {
     keys[name] = await generateKey();
     ok(await engine.submit({ act: 'register', actor: keys[name]!.agent_id, payload: { pubkey: keys[name]!.public_key, handle: name, declared_runtime: '', backup_pubkey: null } }));
   }
-});
-afterAll(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the electorate of a motion', () => {

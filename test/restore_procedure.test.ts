@@ -3,7 +3,7 @@ import { readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BACKUPS_FOLDER } from '../api/operations/backups.js';
+import { BACKUPS_FOLDER } from '../engine/store/backups.js';
 import { generateKey } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
 import { verifyLedger } from '../client/verify.js';

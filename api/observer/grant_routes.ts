@@ -1,11 +1,7 @@
 import type { Routes } from '../routes.js';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { oneLineText } from '../../engine/text.js';
-import type { Engine } from '../../engine/engine.js';
-import { findAct } from '../../engine/catalogue.js';
-import { gateRefusal } from '../../engine/governance/membership.js';
-import { canonicalJson, sha256Hex } from '../../engine/canonical.js';
+import { oneLineText, type Engine, findAct, gateRefusal, canonicalJson, sha256Hex } from '../../engine/index.js';
 import { messagePage } from '../../render/treasury_pages.js';
 import { bareFrame } from '../pages/frame.js';
 import type { Authenticator } from '../authenticate.js';

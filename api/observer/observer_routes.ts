@@ -1,13 +1,12 @@
 import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
-import { REFUSALS } from '../../engine/refusals.js';
+import { REFUSALS, ownValue } from '../../engine/index.js';
 import { messagePage, observerOfferPage } from '../../render/treasury_pages.js';
 import { observer_amount_cents, type Processor } from '../payments/processor.js';
 import { RefusalError } from '../refusal_error.js';
 import { Watchers } from './watchers.js';
 import { readRawBody } from '../raw_body.js';
 import { pageFrame, type FrameDeps } from '../pages/frame.js';
-import { ownValue } from '../../engine/keyed.js';
 
 const VISITOR_COOKIE = 'tessera_visitor';
 const UNWATCHED_COOKIE = 'tessera_unwatched';

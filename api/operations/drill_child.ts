@@ -1,6 +1,5 @@
-import { stateFromImage } from '../../engine/state.js';
-import { LmdbStore } from '../../engine/store/lmdb_store.js';
-import { drillTarget, restoreDrill, type DrillResult } from './drill.js';
+import { stateFromImage, LmdbStore, drillTarget, restoreDrill, type DrillResult } from '../../engine/index.js';
+import { firstProofProblem } from '../store_verify.js';
 import type { DrillJob, DrillMessage } from './drill_process.js';
 
 /**
@@ -13,7 +12,8 @@ const send = (message: DrillMessage) => process.send!(message);
 async function run(job: DrillJob): Promise<DrillResult> {
   const live = new LmdbStore(job.live_store_path, { read_only: true });
   try {
-    return await restoreDrill(live, drillTarget(stateFromImage(job.live)), job.data_dir, (progress) => send({ progress }));
+    const target = drillTarget(stateFromImage(job.live));
+    return await restoreDrill(live, target, job.data_dir, firstProofProblem, (progress) => send({ progress }));
   } finally {
     await live.close();
   }

@@ -1,8 +1,7 @@
 import { fork } from 'node:child_process';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { StateImage } from '../../engine/state.js';
-import type { DrillProgress, DrillResult } from './drill.js';
+import type { StateImage, DrillProgress, DrillResult } from '../../engine/index.js';
 
 export interface DrillJob {
   live_store_path: string;

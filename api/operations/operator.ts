@@ -1,11 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Routes } from '../routes.js';
-import type { Engine } from '../../engine/engine.js';
-import type { LmdbStore } from '../../engine/store/lmdb_store.js';
+import { type Engine, type LmdbStore, imageOf, takeBackup } from '../../engine/index.js';
 import type { Authenticator } from '../authenticate.js';
 import { RefusalError } from '../refusal_error.js';
-import { takeBackup } from './backups.js';
-import { imageOf } from '../../engine/state.js';
 import { drillInChild, type DrillJob } from './drill_process.js';
 
 export interface OperationsConfig {

@@ -1,14 +1,11 @@
 import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
-import type { Engine } from '../../engine/engine.js';
-import { isActiveMember } from '../../engine/governance/membership.js';
-import { isoAt } from '../../engine/time.js';
+import { type Engine, isActiveMember, isoAt, ownValue } from '../../engine/index.js';
 import type { Authenticator } from '../authenticate.js';
 import { RefusalError } from '../refusal_error.js';
 import { readRawBody } from '../raw_body.js';
 import { paymentEventOf } from './normalize.js';
 import { membership_amount_cents, type Processor } from './processor.js';
-import { ownValue } from '../../engine/keyed.js';
 
 interface PaymentDeps {
   engine: Engine;

@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { AGENT_ID_PATTERN } from '../../engine/identity.js';
-import { PROCESSOR_EVENT_ID_PATTERN, PROCESSOR_EVENT_TYPE_PATTERN, PROCESSOR_OBJECT_ID_PATTERN, PaymentEventSchema, VISITOR_ID_PATTERN } from '../../engine/acts/payment_event.js';
+import {
+  AGENT_ID_PATTERN,
+  PROCESSOR_EVENT_ID_PATTERN,
+  PROCESSOR_EVENT_TYPE_PATTERN,
+  PROCESSOR_OBJECT_ID_PATTERN,
+  PaymentEventSchema,
+  VISITOR_ID_PATTERN,
+} from '../../engine/index.js';
 
 type Text = string | null;
 export type PaymentEvent = z.output<typeof PaymentEventSchema>;

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { PaymentMode } from '../../engine/payments/payments_state.js';
+import type { PaymentMode } from '../../engine/index.js';
 
 export interface PaymentsConfig {
   secret_key: string;

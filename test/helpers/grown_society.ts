@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { takeBackup, type TakenBackup } from '../../api/operations/backups.js';
+import { takeBackup, type TakenBackup } from '../../engine/store/backups.js';
 import { Engine, type Submission } from '../../engine/engine.js';
 import { LmdbStore } from '../../engine/store/lmdb_store.js';
 import { freshPubkey } from '../../bench/members.js';

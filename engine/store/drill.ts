@@ -3,13 +3,13 @@ import { copyFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { replayTick } from '../../engine/apply.js';
-import { recoverState } from '../../engine/recover.js';
-import { stateHash, type SocietyState } from '../../engine/state.js';
-import { LmdbStore } from '../../engine/store/lmdb_store.js';
-import { firstProofProblem } from '../store_verify.js';
+import { StoreIntegrityError } from '../ledger_integrity.js';
+import { recoverState } from '../recover.js';
+import { stateHash, type SocietyState } from '../state.js';
 import { BACKUP_DATA_FILE, digestMismatch } from './backup_manifest.js';
 import { scanBackups, type Backup, type SkippedBackup } from './backups.js';
+import { LmdbStore } from './lmdb_store.js';
+import type { EngineStore } from './types.js';
 
 /**
  * The live society at one consistent point, taken by the server between ticks: the
@@ -39,6 +39,17 @@ export interface DrillProgress {
   total: number;
 }
 
+/**
+ * The verifier's recipe over the live ledger's entries before `before_seq` (chain,
+ * hash, each proof against the key registered earlier): the first problem, if any.
+ * The host brings it (api/store_verify.ts); the store knows no signature arithmetic.
+ */
+export type ProofCheck = (
+  live: EngineStore,
+  before_seq: number,
+  on_progress: (progress: { done: number; total: number }) => void,
+) => Promise<{ seq: number; reason: string } | undefined>;
+
 /** Log ticks replayed between two turns of the event loop (progress messages go out then). */
 const TICKS_PER_TURN = 2000;
 /** Entries compared per page between the backup's ledger and the live one. */
@@ -59,9 +70,16 @@ export function drillTarget(state: Readonly<SocietyState>): DrillTarget {
  * verifier's recipe (chain, hash, each proof against the key registered earlier), so a
  * history rewritten consistently in the log, the ledger and the backup still fails
  * at the first entry whose signature it could not forge. Backups that fail their checksum are skipped and
- * reported; the drill only reads the live store.
+ * reported; the drill only reads the live store. The replay is recoverState's own,
+ * run from the restored state in stretches of TICKS_PER_TURN ticks.
  */
-export async function restoreDrill(live: LmdbStore, target: DrillTarget, data_dir: string, on_progress: (progress: DrillProgress) => void = () => {}): Promise<DrillResult> {
+export async function restoreDrill(
+  live: LmdbStore,
+  target: DrillTarget,
+  data_dir: string,
+  proofProblem: ProofCheck,
+  on_progress: (progress: DrillProgress) => void = () => {},
+): Promise<DrillResult> {
   const { complete, skipped } = scanBackups(data_dir);
   for (const backup of complete.reverse()) {
     const scratch = mkdtempSync(join(tmpdir(), 'tessera-drill-'));
@@ -75,7 +93,7 @@ export async function restoreDrill(live: LmdbStore, target: DrillTarget, data_di
         skipped.push({ name: backup.backup_id, reason: mismatch });
         continue;
       }
-      const verdict = await drillFrom(scratch, backup, live, target, on_progress);
+      const verdict = await drillFrom(scratch, backup, live, target, proofProblem, on_progress);
       return {
         outcome: verdict.failed ? 'failed' : 'passed',
         detail: `${verdict.failed ?? verdict.passed}${skippedNote(skipped)}`,
@@ -92,7 +110,14 @@ export async function restoreDrill(live: LmdbStore, target: DrillTarget, data_di
 
 type Verdict = { passed: string; failed?: undefined; first_bad_seq?: undefined } | { failed: string; first_bad_seq?: number };
 
-async function drillFrom(scratch: string, backup: Backup, live: LmdbStore, target: DrillTarget, on_progress: (progress: DrillProgress) => void): Promise<Verdict> {
+async function drillFrom(
+  scratch: string,
+  backup: Backup,
+  live: LmdbStore,
+  target: DrillTarget,
+  proofProblem: ProofCheck,
+  on_progress: (progress: DrillProgress) => void,
+): Promise<Verdict> {
   const { backup_id, manifest } = backup;
   const restored = new LmdbStore(scratch);
   try {
@@ -120,7 +145,7 @@ async function drillFrom(scratch: string, backup: Backup, live: LmdbStore, targe
     }
     const restored_hash = stateHash(state);
     if (restored_hash !== target.state_hash) return { failed: `the restored state hash ${restored_hash} differs from the live ${target.state_hash}` };
-    const unproven = await firstProofProblem(live, target.ledger_seq + 1, (progress) => on_progress({ backup_id, phase: 'proofs', done: progress.done, total: target.ledger_seq }));
+    const unproven = await proofProblem(live, target.ledger_seq + 1, ({ done }) => on_progress({ backup_id, phase: 'proofs', done, total: target.ledger_seq }));
     if (unproven) return { failed: `the live ledger fails the recipe at seq ${unproven.seq}: ${unproven.reason}`, first_bad_seq: unproven.seq };
     return {
       passed:
@@ -148,27 +173,31 @@ async function firstDifferingEntry(backup: LmdbStore, live: LmdbStore, last_seq:
 }
 
 /**
- * Replays the live log from the restored state up to the target tick, in batches with
- * a turn of the event loop between them (each batch reads in its own transaction).
+ * Replays the live log onto the restored state up to the target tick with
+ * recoverState, each regenerated entry checked against the live one, in stretches
+ * with a turn of the event loop between them (each stretch reads in its own
+ * transaction). The first wrong entry fails the drill at its seq.
  */
-async function replayLiveLog(state: SocietyState, live: LmdbStore, target: DrillTarget, on_batch: (tick: number) => void): Promise<Verdict | undefined> {
+async function replayLiveLog(
+  state: SocietyState,
+  live: EngineStore,
+  target: DrillTarget,
+  on_stretch: (tick: number) => void,
+): Promise<Verdict | undefined> {
   while (state.tick < target.tick) {
-    let in_batch = 0;
-    for (const record of live.ticksAfter(state.tick)) {
-      if (record.tick > target.tick) break;
-      let entries;
-      try {
-        entries = replayTick(state, record);
-      } catch (error) {
-        return { failed: `the live log does not replay at tick ${record.tick}: ${(error as Error).message}`, first_bad_seq: state.ledger_head.seq + 1 };
-      }
-      for (const entry of entries) {
-        if (live.ledgerPage(entry.seq, 1)[0] !== entry.json) return { failed: `the live ledger differs from its replay at seq ${entry.seq}`, first_bad_seq: entry.seq };
-      }
-      if (++in_batch === TICKS_PER_TURN) break;
+    const before_tick = state.tick;
+    try {
+      recoverState(live, { from_state: state, until_tick: Math.min(target.tick, state.tick + TICKS_PER_TURN) });
+    } catch (error) {
+      if (!(error instanceof StoreIntegrityError)) throw error;
+      const failed = `the live ledger differs from its replay at seq ${error.seq}: ${error.reason}`;
+      return { failed, first_bad_seq: error.seq };
     }
-    if (in_batch === 0) return { failed: `the live log ends at tick ${state.tick}, before the live tick ${target.tick}`, first_bad_seq: state.ledger_head.seq + 1 };
-    on_batch(state.tick);
+    if (state.tick === before_tick) {
+      const failed = `the live log ends at tick ${state.tick}, before the live tick ${target.tick}`;
+      return { failed, first_bad_seq: state.ledger_head.seq + 1 };
+    }
+    on_stretch(state.tick);
     await nextTurn();
   }
   return undefined;

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LmdbStore } from '../../engine/store/lmdb_store.js';
+import type { LmdbStore } from './lmdb_store.js';
 import { BACKUP_DATA_FILE, BACKUP_ID, fileDigest, readManifest, syncPath, writeManifest, type BackupManifest } from './backup_manifest.js';
 
 export const BACKUPS_FOLDER = 'backups';

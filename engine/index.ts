@@ -1,0 +1,82 @@
+/**
+ * The engine's front door: everything the outside (api/, the operator's tools) may use
+ * of the engine, and nothing else. What is not exported here is the engine's own
+ * business and may change without the host noticing.
+ */
+
+// The engine: submissions in, results and refusals out; read acts answered at once.
+export { Engine, type EngineOptions, type Submission, type SubmitResult, type TickReport } from './engine.js';
+export type { ActDefinition, ApplyOutcome, ReadAct, SignerRule, WriteAct } from './act.js';
+export { performRead, type LoggedAction, type TickRecord } from './apply.js';
+export { REFUSALS, refuse, type Refusal, type RefusalCode } from './refusals.js';
+export { GenesisSchema, type Genesis } from './genesis.js';
+
+// The catalogue of acts and what the rules and tools publish from it.
+export { CATALOGUE, findAct } from './catalogue.js';
+export { WORLD_PARAM_NAMES, type Params } from './params.js';
+export { CHALLENGE_KINDS } from './pom/challenges.js';
+export type { PomAnswer } from './pom/gate.js';
+export { register } from './acts/register.js';
+export { CHUNK_OUT_OF_BOUNDS } from './acts/world_map.js';
+export {
+  PROCESSOR_EVENT_ID_PATTERN,
+  PROCESSOR_EVENT_TYPE_PATTERN,
+  PROCESSOR_OBJECT_ID_PATTERN,
+  PaymentEventSchema,
+  VISITOR_ID_PATTERN,
+} from './acts/payment_event.js';
+export type { PaymentMode } from './payments/payments_state.js';
+
+// The state and the views of it that reads serve.
+export { imageOf, stateFromImage, stateHash, type LedgerHead, type SocietyState, type StateImage } from './state.js';
+export { activeMemberCount, gateRefusal, isActiveMember } from './governance/membership.js';
+export { ayeShare, findMotion, isRefusal, motionView, rollView } from './governance/motion_rules.js';
+export { currentCharter, NO_SIGNALS } from './governance/governance_state.js';
+export { FOUNDER_CONDUCT } from './governance/law.js';
+export type { AetherMessage } from './aether/aether_state.js';
+export { chunkBlocks, revealedChunks, tileView } from './world/views.js';
+export { CHUNK_COUNT, CHUNKS_PER_AXIS, inChunks, inWorld, tileIndex } from './world/geometry.js';
+export { chunkPlanes, isRevealed, type WorldState } from './world/world_state.js';
+export { encodeChunk, type ChunkPlanes } from './world/chunk_codec.js';
+
+// Identity, canonical text and the ledger's entries.
+export {
+  AGENT_ID_PATTERN,
+  SIGNATURE_PATTERN,
+  agentIdOf,
+  isPrimeOrderKey,
+  publicKeysIn,
+  weakKeyRefusal,
+} from './identity.js';
+export { canonicalJson, sha256Hex } from './canonical.js';
+export { LEDGER_RECIPE, type ChainedEntry, type LedgerEntry, type Proof } from './ledger.js';
+export { StoreIntegrityError, type StoredEntry } from './ledger_integrity.js';
+export { isoAt, type EpochMs } from './time.js';
+export { oneLineText } from './text.js';
+export { ownValue } from './keyed.js';
+
+// Stores, recovery and the store's operations (backups, restore drills).
+export { recoverState, type RecoverOptions } from './recover.js';
+export type { ConsumedNonce, EngineStore, TickCommit } from './store/types.js';
+export { DATA_FILE, LmdbStore, NoStoreError, type LmdbStoreOptions } from './store/lmdb_store.js';
+export { MemoryStore, type MemoryStoreOptions } from './store/memory_store.js';
+export type { ProbeOutcome } from './store/store_probe.js';
+export { BACKUP_DATA_FILE, MANIFEST_FILE, type BackupManifest } from './store/backup_manifest.js';
+export {
+  BACKUPS_FOLDER,
+  INCOMPLETE_PREFIX,
+  listBackups,
+  scanBackups,
+  takeBackup,
+  type Backup,
+  type SkippedBackup,
+  type TakenBackup,
+} from './store/backups.js';
+export {
+  drillTarget,
+  restoreDrill,
+  type DrillProgress,
+  type DrillResult,
+  type DrillTarget,
+  type ProofCheck,
+} from './store/drill.js';

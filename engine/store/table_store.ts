@@ -1,0 +1,129 @@
+import type { TickRecord } from '../apply.js';
+import type { StoredEntry } from '../ledger_integrity.js';
+import { GENESIS_PREV_HASH, type LedgerHead, type StateImage } from '../state.js';
+import type { StoreTables } from './tables.js';
+import type { ConsumedNonce, EngineStore, TickCommit } from './types.js';
+
+/**
+ * The engine's store over four ordered tables, written once for every medium: LMDB
+ * (lmdb_store.ts) and memory (memory_store.ts) differ only in their tables and in
+ * what "durable" means. Log and ledger hold JSON text: it is what was hashed and what
+ * is served, and V8's JSON is faster than any re-encoding for these string-heavy
+ * records. Every tick's writes are issued in one synchronous call (LMDB places them
+ * in one transaction), and only the last one's promise is awaited: a medium resolves
+ * its writes in the order they were issued.
+ */
+export abstract class TableStore implements EngineStore {
+  private next_nonce_record: number;
+  private readonly snapshots_kept: number;
+  /** The head as committed (or queued in commit order); reads never see a later one. */
+  private committed_head: LedgerHead;
+  private last_logged_tick: number;
+
+  protected constructor(private readonly tables: StoreTables, snapshots_kept = 3) {
+    this.next_nonce_record = (first(tables.spent_nonces.getKeys({ reverse: true, limit: 1 })) ?? 0) + 1;
+    this.snapshots_kept = snapshots_kept;
+    const last_seq = first(tables.ledger.getKeys({ reverse: true, limit: 1 }));
+    this.committed_head = last_seq === undefined ? { seq: 0, hash: GENESIS_PREV_HASH } : { seq: last_seq, hash: this.ledgerHash(last_seq)! };
+    this.last_logged_tick = first(tables.log.getKeys({ reverse: true, limit: 1 })) ?? 0;
+  }
+
+  abstract flushed(): Promise<void>;
+
+  commitTick(commit: TickCommit): Promise<void> {
+    const { log, ledger, snapshots, spent_nonces } = this.tables;
+    let last: Promise<boolean> | undefined;
+    if (commit.record) {
+      last = log.put(commit.record.tick, JSON.stringify(commit.record));
+      this.last_logged_tick = commit.record.tick;
+    }
+    for (const entry of commit.entries) last = ledger.put(entry.seq, entry.json);
+    if (commit.consumed_nonces.length > 0) last = spent_nonces.put(this.next_nonce_record++, commit.consumed_nonces);
+    if (commit.snapshot) {
+      const { tick } = commit.snapshot;
+      last = snapshots.put(tick, commit.snapshot);
+      // Snapshots older than the newest few go; the log keeps everything. The older ones
+      // kept are read below the new tick: LMDB's reads do not see a write still pending.
+      const older_wanted = this.snapshots_kept - 1;
+      const older_kept =
+        older_wanted > 0 ? Array.from(snapshots.getKeys({ start: tick - 1, reverse: true, limit: older_wanted })) : [];
+      const oldest_kept = older_kept.length < older_wanted ? undefined : (older_kept.at(-1) ?? tick);
+      if (oldest_kept !== undefined) {
+        for (const old of snapshots.getKeys({ end: oldest_kept })) last = snapshots.remove(old);
+      }
+    }
+    const tail = commit.entries[commit.entries.length - 1];
+    if (!last) return Promise.resolve();
+    return last.then(() => {
+      if (tail && tail.seq > this.committed_head.seq) this.committed_head = { seq: tail.seq, hash: tail.hash };
+    });
+  }
+
+  latestSnapshot(): StateImage | undefined {
+    return first(this.tables.snapshots.getRange({ reverse: true, limit: 1 }))?.value;
+  }
+
+  snapshotTicks(): number[] {
+    return Array.from(this.tables.snapshots.getKeys());
+  }
+
+  snapshotAt(tick: number): StateImage | undefined {
+    return this.tables.snapshots.get(tick);
+  }
+
+  *ticksAfter(tick: number): Iterable<TickRecord> {
+    for (const { value } of this.tables.log.getRange({ start: tick + 1 })) yield JSON.parse(value) as TickRecord;
+  }
+
+  lastTick(): number {
+    return this.last_logged_tick;
+  }
+
+  ledgerJson(seq: number): string | undefined {
+    return this.tables.ledger.get(seq);
+  }
+
+  *ledgerEntries(from: number): Iterable<StoredEntry> {
+    for (const { key, value } of this.tables.ledger.getRange({ start: from })) yield { seq: key, json: value };
+  }
+
+  /** Every stored entry ends with "hash":"<64 hex>"} by construction (see chainEntry). */
+  ledgerHash(seq: number): string | undefined {
+    const json = this.tables.ledger.get(seq);
+    return json === undefined ? undefined : json.slice(-66, -2);
+  }
+
+  /** The durable head: what a reader may be shown. */
+  ledgerHead(): LedgerHead {
+    return { ...this.committed_head };
+  }
+
+  /** The served JSON of entries from..from+limit-1 that are committed, in order. */
+  ledgerPage(from: number, limit: number): string[] {
+    const end = Math.min(from + limit - 1, this.committed_head.seq);
+    if (end < from) return [];
+    return Array.from(this.tables.ledger.getRange({ start: from, end: end + 1 }), ({ value }) => value);
+  }
+
+  /** Records whose nonces have all expired can never matter again; drop them. */
+  pruneSpentNonces(now_ms: number): number {
+    let pruned = 0;
+    for (const { key, value } of this.tables.spent_nonces.getRange()) {
+      if (value.every((spent) => spent.expires_at_ms < now_ms)) {
+        void this.tables.spent_nonces.remove(key);
+        pruned++;
+      }
+    }
+    return pruned;
+  }
+
+  /** Every spent nonce on record, oldest first (an audit read; not on any hot path). */
+  *spentNonces(): Iterable<ConsumedNonce> {
+    for (const { value } of this.tables.spent_nonces.getRange()) yield* value;
+  }
+}
+
+function first<T>(items: Iterable<T>): T | undefined {
+  for (const item of items) return item;
+  return undefined;
+}

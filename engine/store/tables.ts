@@ -1,0 +1,35 @@
+import type { StateImage } from '../state.js';
+import type { ConsumedNonce } from './types.js';
+
+/** A key range as LMDB reads one: start inclusive, end exclusive; reversed, from start down to end. */
+export interface KeyRange {
+  start?: number;
+  end?: number;
+  reverse?: boolean;
+  limit?: number;
+}
+
+/**
+ * One ordered table of the store, keyed by an unsigned integer: the few calls of an
+ * lmdb-js database the store makes, so that an lmdb `Database` is one as it stands and
+ * the in-memory store needs only a sorted map. A put resolves once it is durable.
+ */
+export interface Table<V> {
+  get(key: number): V | undefined;
+  put(key: number, value: V): Promise<boolean>;
+  remove(key: number): Promise<boolean>;
+  getKeys(range?: KeyRange): Iterable<number>;
+  getRange(range?: KeyRange): Iterable<{ key: number; value: V }>;
+}
+
+/**
+ * The four tables of every Tessera store: log (tick -> TickRecord as JSON), ledger
+ * (seq -> the entry's served JSON), snapshots (tick -> state image) and spent_nonces
+ * (commit number -> the nonces that commit spent, with their expiry).
+ */
+export interface StoreTables {
+  log: Table<string>;
+  ledger: Table<string>;
+  snapshots: Table<StateImage>;
+  spent_nonces: Table<ConsumedNonce[]>;
+}
