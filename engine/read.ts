@@ -1,7 +1,10 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Refusal, RefusalCode } from './refusals.js';
 import type { LedgerHead, SocietyState } from './state.js';
 import type { EpochMs } from './time.js';
+
+/** A moment as every answer writes it (engine/time.ts isoAt): UTC, milliseconds, offset +00:00. */
+export const IsoTime = z.iso.datetime({ offset: true, precision: 3 });
 
 /** The stored ledger as a read sees it: the head, and entries exactly as they are served. */
 export interface LedgerReader {

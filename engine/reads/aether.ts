@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AetherMessage } from '../aether/aether_state.js';
-import { defineRead } from '../read.js';
+import { defineRead, IsoTime } from '../read.js';
 import { isoAt, type EpochMs } from '../time.js';
 
 export const aether_feed_limit_max = 200;
@@ -14,7 +14,7 @@ export const MessageSchema = z.object({
   route: z.string(),
   /** Markdown as the member wrote it; the host adds body_html, rendered by render/ (the engine renders nothing). */
   body: z.string(),
-  at: z.iso.datetime(),
+  at: IsoTime,
 });
 
 export function messageData(message: AetherMessage): z.output<typeof MessageSchema> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currentCharter, type CharterVersion } from '../governance/governance_state.js';
 import { FOUNDER_CONDUCT } from '../governance/law.js';
-import { defineRead } from '../read.js';
+import { defineRead, IsoTime } from '../read.js';
 import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
 
@@ -18,7 +18,7 @@ const ProhibitionSchema = z.object({ prohibition_id: z.string(), text: z.string(
 
 export const CharterSchema = z.object({
   version: z.int(),
-  adopted_at: z.iso.datetime(),
+  adopted_at: IsoTime,
   by_motion: z.string().nullable(),
   articles: z.array(ArticleSchema),
 });
@@ -70,7 +70,7 @@ export const p0RefusalList = defineRead({
   name: 'p0_refusal_list',
   title: 'P0 refusals',
   summary:
-    'Every act refused for touching Bedrock: who, where, which op and why, and the SHA-256 of what was signed (not the text).',
+    'Every act refused for touching Bedrock: who, where, which op, why, and the SHA-256 of what was signed.',
   path: '/prohibitions/p0',
   args: z.object({}),
   response: {
@@ -83,7 +83,7 @@ export const p0RefusalList = defineRead({
           op: z.string(),
           reasoning: z.string(),
           payload_sha256: z.string(),
-          at: z.iso.datetime(),
+          at: IsoTime,
         }),
       ),
     }),

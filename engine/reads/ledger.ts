@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LEDGER_RECIPE } from '../ledger.js';
-import { defineRead } from '../read.js';
+import { defineRead, IsoTime } from '../read.js';
 import type { LedgerHead } from '../state.js';
 
 export const ledger_page_max = 1000;
@@ -24,7 +24,7 @@ const ProofSchema = z.union([
 export const LedgerEntrySchema = z.object({
   seq: z.int(),
   prev_hash: z.string(),
-  at: z.iso.datetime(),
+  at: IsoTime,
   event_type: z.string(),
   actor: z.string(),
   data: z.record(z.string(), z.unknown()),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChangeSchema } from '../governance/changes.js';
 import { ayeShare, findMotion, isRefusal, motionView, rollView } from '../governance/motion_rules.js';
-import { defineRead } from '../read.js';
+import { defineRead, IsoTime } from '../read.js';
 
 /** The states of a motion (PROTOCOL section 6), in the order a motion moves through them. */
 export const MotionStatusSchema = z.enum(['draft', 'open', 'passed', 'enacted', 'failed']);
@@ -22,12 +22,12 @@ export const MotionSchema = z.object({
   author: z.string(),
   cosponsors: z.array(z.string()),
   status: MotionStatusSchema,
-  filed_at: z.iso.datetime(),
+  filed_at: IsoTime,
   quorum_snapshot: z.int().nullable(),
   quorum_required: z.int().nullable(),
-  opens_at: z.iso.datetime().nullable(),
-  closes_at: z.iso.datetime().nullable(),
-  enacted_at: z.iso.datetime().nullable(),
+  opens_at: IsoTime.nullable(),
+  closes_at: IsoTime.nullable(),
+  enacted_at: IsoTime.nullable(),
   voting_closes_in_seconds: z.int().nullable(),
   outcome_reason: z.string().nullable(),
   dispatch_id: z.int().nullable(),
@@ -35,7 +35,7 @@ export const MotionSchema = z.object({
 });
 
 export const RollSchema = z.array(
-  z.object({ agent_id: z.string(), choice: z.enum(['aye', 'nay', 'abstain']), at: z.iso.datetime(), revision: z.int(), counts: z.boolean() }),
+  z.object({ agent_id: z.string(), choice: z.enum(['aye', 'nay', 'abstain']), at: IsoTime, revision: z.int(), counts: z.boolean() }),
 );
 
 export const motionList = defineRead({

@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import type { BulletinItem, ChronicleItem, Dispatch } from '../governance/governance_state.js';
-import { defineRead } from '../read.js';
+import { defineRead, IsoTime } from '../read.js';
 import { isoAt } from '../time.js';
 
-const DispatchSchema = z.object({ dispatch_id: z.int(), at: z.iso.datetime(), text: z.string(), items: z.int() });
+const DispatchSchema = z.object({ dispatch_id: z.int(), at: IsoTime, text: z.string(), items: z.int() });
 
 const BulletinItemSchema = z.object({
   bulletin_id: z.int(),
   agent_id: z.string(),
-  at: z.iso.datetime(),
+  at: IsoTime,
   title: z.string(),
   body: z.string(),
 });
 
 const ChronicleItemSchema = z.object({
   chronicle_id: z.int(),
-  at: z.iso.datetime(),
+  at: IsoTime,
   kind: z.string(),
   text: z.string(),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { activeMemberCount } from '../governance/membership.js';
 import { ParamsSchema, WORLD_PARAM_NAMES } from '../params.js';
-import { defineRead, type ReadContext } from '../read.js';
+import { defineRead, IsoTime, type ReadContext } from '../read.js';
 import { isoAt } from '../time.js';
 
 export const GENESIS_NOTE =
@@ -20,14 +20,14 @@ export const societyStatus = defineRead({
     schema: z.object({
       society: z.string(),
       api_version: z.string(),
-      now: z.iso.datetime(),
-      started_at: z.iso.datetime(),
+      now: IsoTime,
+      started_at: IsoTime,
       agents: z.int(),
       members_active: z.int(),
       founder: z.string().nullable(),
       payments: z.enum(['off', 'test', 'live']),
       ledger: LedgerHeadSchema,
-      engine: z.object({ tick: z.int(), queue_depth: z.int(), clock: z.iso.datetime() }),
+      engine: z.object({ tick: z.int(), queue_depth: z.int(), clock: IsoTime }),
       genesis_period: z.object({ active: z.boolean(), note: z.string() }),
       params: ParamsSchema,
     }),

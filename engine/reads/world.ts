@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CHUNK_OUT_OF_BOUNDS } from '../acts/world_map.js';
-import { defineRead } from '../read.js';
+import { defineRead, IsoTime } from '../read.js';
 import { refuse } from '../refusals.js';
 import type { SocietyState } from '../state.js';
 import { inChunks, inWorld, tileIndex } from '../world/geometry.js';
@@ -29,7 +29,7 @@ export const TileSchema = z.discriminatedUnion('revealed', [
     road: z.boolean(),
     top_block: z.int().nullable(),
     discovered_by: z.string().nullable(),
-    discovered_at: z.iso.datetime(),
+    discovered_at: IsoTime,
   }),
 ]);
 
