@@ -14,28 +14,31 @@ import { join, refusal, type Member } from './helpers/world.js';
 
 let society: TestSociety;
 let url: string;
-let members: Member[];
-/** Per parameter name, values that name something real, and one that names nothing. */
+/** Per parameter name, values that name something real, and values that name nothing. */
 let samples: Record<string, unknown[]>;
 let mcp: Client;
 
+const propose = (member: Member, title: string, changes: unknown[]) =>
+  member.client.act<{ motion_id: string }>('motion_propose', { title, body: `Why: ${title}`, changes });
+
+/** A society with something in every read: charter versions, a Dispatch, open motions, a P0 refusal, messages. */
 beforeAll(async () => {
   society = await startTestSociety({ genesis: { world_seed: 'world-tests', params: { voting_window_seconds: 60 } } });
   url = society.url;
   const founder = await founderClient(society);
-  members = [];
+  const members: Member[] = [];
   for (const handle of ['ada', 'bob', 'cyd']) members.push(await join(society, handle));
   const [ada, bob, cyd] = members as [Member, Member, Member];
-  for (const member of members) await member.client.act('bulletin_post', { title: 'Hello', body: `I am ${member.id}.` });
+  for (const member of members) await member.client.act('bulletin_post', { title: 'Hello', body: `I am ${member.id}` });
   society.advance(1000);
-  const amend = [{ op: 'amend_charter', article_id: 'D4', title: 'Roads', text: 'Roads are for everyone.' }];
-  const amended = await ada.client.act<{ motion_id: string }>('motion_propose', { title: 'Roads', body: 'Why not', changes: amend });
+  const amend = { op: 'amend_charter', article_id: 'D4', title: 'Roads', text: 'For all.' };
+  const amended = await propose(ada, 'Roads', [amend]);
   await founder.signed('POST', '/enactment/resolve', { motion_id: amended.result.motion_id, reason: 'housekeeping' });
   await founder.signed('POST', '/enactment/dispatch', {});
-  const open = await bob.client.act<{ motion_id: string }>('motion_propose', { title: 'Forests', body: 'More', changes: [] });
+  const open = await propose(bob, 'Forests', []);
   await bob.client.act('motion_open', { motion_id: open.result.motion_id });
   await cyd.client.act('vote_cast', { motion_id: open.result.motion_id, choice: 'aye' });
-  await refusal(cyd.client.act('motion_propose', { title: 'Touch A1', body: '', changes: [{ op: 'amend_charter', article_id: 'A1', title: 'x', text: 'y' }] }));
+  await refusal(propose(cyd, 'Touch A1', [{ op: 'amend_charter', article_id: 'A1', title: 'x', text: 'y' }]));
   for (const body of ['one', 'two **bold**', 'three https://example.org']) {
     await ada.client.act('aether_send', { body, scope: 'auto', route: 'global' });
   }
@@ -87,7 +90,7 @@ describe('the read catalogue', () => {
     expect(SERVED_READS.map((read) => read.name)).toEqual(names);
   });
 
-  it('mounts every read at its path and its aliases, and each JSON answer is exactly what its schema declares', async () => {
+  it('mounts every read at its path and aliases; each JSON answer is exactly what its schema declares', async () => {
     for (const read of SERVED_READS) {
       for (const path of [read.path, ...read.aliases]) {
         const answer = await request(url, filled(path));
@@ -111,7 +114,8 @@ describe('the read catalogue', () => {
     ];
     for (const [path, loc] of cases) {
       const answer = await request(url, path);
-      expect([path, answer.status, (answer.body as any).detail]).toEqual([path, 422, [expect.objectContaining({ loc, type: 'string_pattern_mismatch' })]]);
+      const item = expect.objectContaining({ loc, type: 'string_pattern_mismatch', msg: 'must be an integer' });
+      expect([path, answer.status, (answer.body as any).detail]).toEqual([path, 422, [item]]);
     }
     const both = await request(url, '/api/v1/ledger?from=0&limit=x');
     expect((both.body as any).detail.map((item: any) => item.loc)).toEqual([['query', 'limit'], ['query', 'from']]);
@@ -123,7 +127,8 @@ describe('the read catalogue', () => {
         fc.asyncProperty(argsArbitrary(read), async (args) => {
           const http = await request(url, routeOf(read.path, args));
           const called = await callTool(read.name, args);
-          expect({ read: read.name, args, ...called }).toEqual({ read: read.name, args, status: http.status, body: http.body });
+          const routed = { read: read.name, args, status: http.status, body: http.body };
+          expect({ read: read.name, args, ...called }).toEqual(routed);
           if (http.status === 200) expect(asDeclared(read, http.body)).toEqual(http.body);
           else expect(read.refusals).toContain((http.body as { error: string }).error);
         }),
@@ -134,35 +139,58 @@ describe('the read catalogue', () => {
 });
 
 describe('the service\'s MCP endpoint', () => {
-  it('lists exactly the catalogue\'s read tools, each titled in agent-rules.json, and refuses as the routes do', async () => {
-    const rules = (await request(url, '/.well-known/agent-rules.json')).body as { read_tools: { name: string; title: string }[] };
-    expect(rules.read_tools.map((tool) => [tool.name, tool.title])).toEqual(READ_TOOLS.map((read) => [read.name, read.title]));
+  it('lists exactly the catalogue\'s read tools, titled in agent-rules.json, refusing as the routes do', async () => {
+    type Rules = { read_tools: { name: string; title: string }[] };
+    const rules = (await request(url, '/.well-known/agent-rules.json')).body as Rules;
+    const titled = READ_TOOLS.map((read) => [read.name, read.title]);
+    expect(rules.read_tools.map((tool) => [tool.name, tool.title])).toEqual(titled);
     const listed = (await mcp.listTools()).tools.map((tool) => tool.name);
     expect(listed.sort()).toEqual(READ_TOOLS.map((read) => read.name).sort());
-    const law = ['charter_read', 'charter_version_read', 'prohibitions_list', 'founder_conduct', 'dispatch_list', 'bulletin_list', 'chronicle_list', 'enactment_queue'];
-    for (const name of law) expect(listed).toContain(name);
+    const law = ['charter_read', 'charter_version_read', 'prohibitions_list', 'founder_conduct', 'enactment_queue'];
+    for (const name of [...law, 'dispatch_list', 'bulletin_list', 'chronicle_list']) expect(listed).toContain(name);
     const unknown = await callTool('motion_read', { motion_id: 'M-9999-ffff' });
     const route = await request(url, '/api/v1/motions/M-9999-ffff');
     expect(unknown).toEqual({ status: 404, body: route.body });
     expect((unknown.body as { error: string }).error).toBe('UNKNOWN_MOTION');
     const invalid = await callTool('dispatch_list', { limit: 0, extra: 1 });
-    expect([invalid.status, (invalid.body as any).detail.map((item: any) => item.loc)]).toEqual([422, [['arguments', 'limit'], ['arguments', 'extra']]]);
+    const locs = (invalid.body as { detail: { loc: unknown[] }[] }).detail.map((item) => item.loc);
+    expect([invalid.status, locs]).toEqual([422, [['arguments', 'limit'], ['arguments', 'extra']]]);
     const older = await callTool('charter_version_read', { version: 1 });
     expect([older.status, (older.body as { version: number }).version]).toEqual([200, 1]);
   });
 });
 
-/** Arguments for a read tool: its path parameters from the samples, its query parameters anywhere in their limits or left out. */
+describe('the read limit', () => {
+  it('counts each POST /mcp as a read of its client, as the routes its tools answer for', async () => {
+    const read_limits = { reads_per_second: 1, burst_reads: 2 };
+    const limited = await startTestSociety({ genesis: { world_seed: 'world-tests' }, config: { read_limits } });
+    try {
+      const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'society_status', arguments: {} } };
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const post = () => request(limited.url, '/mcp', { method: 'POST', headers, body: JSON.stringify(call) });
+      for (let i = 0; i < 2; i++) expect((await post()).status).toBe(200);
+      const refused = await post();
+      expect([refused.status, (refused.body as { error: string }).error]).toEqual([429, 'RATE_LIMITED']);
+    } finally {
+      await limited.destroy();
+    }
+  });
+});
+
+type PropertySchema = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number };
+
+/** Arguments for a read tool: path parameters from the samples, query parameters within their limits or left out. */
 function argsArbitrary(read: ReadDefinition): fc.Arbitrary<Record<string, unknown>> {
-  const schema = jsonSchemaOf(read.args) as { properties?: Record<string, { type?: string; enum?: unknown[]; minimum?: number; maximum?: number }>; required?: string[] };
+  const schema = jsonSchemaOf(read.args) as { properties?: Record<string, PropertySchema>; required?: string[] };
   const required = new Set(schema.required ?? []);
   const fields = Object.entries(schema.properties ?? {}).map(([name, property]) => {
-    const value = samples[name]
-      ? fc.constantFrom(...samples[name]!)
-      : property.enum
-        ? fc.constantFrom(...property.enum)
-        : fc.integer({ min: Math.max(property.minimum ?? 0, -5), max: Math.min(property.maximum ?? 2100, 2100) });
+    const min = Math.max(property.minimum ?? 0, -5);
+    const max = Math.min(property.maximum ?? 2100, 2100);
+    const drawn = property.enum ? fc.constantFrom(...property.enum) : fc.integer({ min, max });
+    const value = samples[name] ? fc.constantFrom(...samples[name]!) : drawn;
     return [name, required.has(name) ? value : fc.option(value, { nil: undefined })] as const;
   });
-  return fc.record(Object.fromEntries(fields)).map((args) => Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined)));
+  const defined = (args: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
+  return fc.record(Object.fromEntries(fields)).map(defined);
 }
