@@ -1,56 +1,29 @@
-import type { Routes } from './routes.js';
 import { z } from 'zod';
 import type { AetherMessage } from '../engine/aether/aether_state.js';
-import type { Engine } from '../engine/engine.js';
-import { isoAt } from '../engine/time.js';
+import type { ReadDefinition } from '../engine/read.js';
+import { aetherFeed, feedSchemaOf, messageData, MessageSchema } from '../engine/reads/aether.js';
 import { messageHtml } from '../render/message_html.js';
-import { parseOrThrow, queryInt, queryLimit } from './parse.js';
 
-export const aether_feed_limit_max = 200;
+// Moved to engine/reads/aether.ts; re-exported for api/pages and bench until their imports move.
+export { aether_feed_limit_max, feedPage } from '../engine/reads/aether.js';
 
-const FeedQuery = z.object({ since_id: queryInt.optional(), limit: queryLimit(50, aether_feed_limit_max) });
+type MessageData = z.output<typeof MessageSchema>;
 
+function withBodyHtml(message: MessageData) {
+  return { ...message, body_html: messageHtml(message.body) };
+}
+
+/** A message as served: the engine's data and its body as safe HTML, rendered by render/ (never by the engine). */
 export function messageView(message: AetherMessage) {
-  return {
-    message_id: message.message_id,
-    agent_id: message.agent_id,
-    x: message.x,
-    y: message.y,
-    scope: message.scope,
-    route: message.route,
-    body: message.body,
-    at: isoAt(message.at_ms),
-    body_html: messageHtml(message.body),
-  };
+  return withBodyHtml(messageData(message));
 }
 
-/**
- * The Aether feed: published messages, newest first. With since_id it reads only the
- * messages after that id (ids index the history directly), never the whole history;
- * a message not yet at its publication moment is skipped, never dropped.
- */
-export function mountAetherRoutes(router: Routes, { engine, clock }: { engine: Engine; clock: () => number }): void {
-  router.get('/api/v1/aether/feed', (ctx) => {
-    const { since_id, limit } = parseOrThrow(FeedQuery, ctx.query, ['query']);
-    const page = feedPage(engine.state.aether.messages, since_id, limit, clock());
-    ctx.body = { messages: page.map(messageView), newest_id: page.length > 0 ? page[0]!.message_id : (since_id ?? null) };
-  });
-}
-
-/** Selects a feed page, newest first, touching only the messages it returns (and any not yet published). */
-export function feedPage(messages: readonly AetherMessage[], since_id: number | undefined, limit: number, now_ms: number): AetherMessage[] {
-  const page: AetherMessage[] = [];
-  if (since_id !== undefined) {
-    // The first `limit` published messages after since_id; message n sits at index n - 1.
-    for (let index = since_id; index < messages.length && page.length < limit; index++) {
-      const message = messages[index]!;
-      if (message.publish_at_ms > now_ms) break; // later ones wait too, so nothing is skipped for good
-      page.push(message);
-    }
-    return page.reverse();
-  }
-  for (let index = messages.length - 1; index >= 0 && page.length < limit; index--) {
-    if (messages[index]!.publish_at_ms <= now_ms) page.push(messages[index]!);
-  }
-  return page;
-}
+/** The aether_feed read as served: the engine's view, each message with its body_html. */
+export const servedAetherFeed: ReadDefinition = {
+  ...aetherFeed,
+  response: { kind: 'json', schema: feedSchemaOf(MessageSchema.extend({ body_html: z.string() })) },
+  view: (ctx, args) => {
+    const feed = aetherFeed.view(ctx, args as never);
+    return { ...feed, messages: feed.messages.map(withBodyHtml) };
+  },
+};

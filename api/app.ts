@@ -9,13 +9,10 @@ import { errorsMiddleware, type ErrorReporter } from './errors_middleware.js';
 import { requireJsonBodies } from './json_only.js';
 import { limitBodyNesting } from './nesting_limit.js';
 import type { NonceBook } from './nonces.js';
-import { mountReadRoutes } from './read_routes.js';
+import { ledgerRoute, mountReadRoutes } from './read_routes.js';
 import { mountReads } from './read_mount.js';
-import { READ_CATALOGUE } from '../engine/read_catalogue.js';
-import type { ReadContext } from '../engine/read.js';
-import { mountWorldRoutes } from './world_routes.js';
-import { mountGovernanceRoutes } from './governance_routes.js';
-import { mountAetherRoutes } from './aether_routes.js';
+import { SERVED_READS } from './served_reads.js';
+import type { LedgerReader, ReadContext } from '../engine/read.js';
 import { mountMembershipRoutes } from './payments/membership_routes.js';
 import type { Processor } from './payments/processor.js';
 import { mountObserverRoutes, visitorIdOf } from './observer/observer_routes.js';
@@ -50,8 +47,6 @@ export interface AppDeps {
   public_url: string;
   operations: Operations;
   metrics: Metrics;
-  /** Where this server listens, once it does: the MCP endpoint answers read tools from its own routes. */
-  self_url: () => string;
   /** Structured lines about what happened (never bodies, keys or session ids). */
   log: (line: Record<string, unknown>) => void;
 }
@@ -67,23 +62,20 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   const authenticator = new Authenticator(() => deps.engine.state, deps.nonces, new SignatureVerifier());
   const json_body = compose([requireJsonBodies(), koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }), limitBodyNesting()]);
   const router = new Routes(json_body);
-  mountReads(router, READ_CATALOGUE, () => readContextOf(deps));
+  const contextOf = () => readContextOf(deps);
+  mountReads(router, SERVED_READS, contextOf, { ledger_read: ledgerRoute(ledgerReaderOf(deps.store)) });
   mountReadRoutes(router, deps);
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
   mountActRoutes(router, { engine: deps.engine, authenticator });
-  mountWorldRoutes(router, { engine: deps.engine, chunks: deps.chunks });
-  mountGovernanceRoutes(router, { engine: deps.engine, store: deps.store, clock: deps.clock, public_url: deps.public_url });
-  mountAetherRoutes(router, { engine: deps.engine, clock: deps.clock });
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };
   mountMembershipRoutes(router, payment_deps);
   const watchers = new Watchers(deps.clock);
   const observer_deps = { engine: deps.engine, store: deps.store, processor: deps.processor, watchers, log: deps.log };
   mountObserverRoutes(router, observer_deps);
-  const read = () => readContextOf(deps);
-  const page_deps = { engine: deps.engine, store: deps.store, watchers, read };
-  mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read });
-  mountMcpEndpoint(router, deps.self_url);
+  const page_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
+  mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read: contextOf });
+  mountMcpEndpoint(router, contextOf);
   mountOperatorRoutes(router, { operations: deps.operations, authenticator, engine: deps.engine });
   router.get('/metrics', async (ctx) => {
     ctx.type = deps.metrics.registry.contentType;
@@ -101,13 +93,18 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   return Object.assign(app, { routes: router.listing() });
 }
 
-/** What a view of the read catalogue sees, taken afresh for each request. */
+function ledgerReaderOf(store: LmdbStore): LedgerReader {
+  return { head: () => store.ledgerHead(), page: (from, limit) => store.ledgerPage(from, limit) };
+}
+
+/** What a view of the read catalogue sees, taken afresh for each request (a read or a tool call). */
 function readContextOf(deps: AppDeps): ReadContext {
   const { engine, store } = deps;
   return {
     state: engine.state,
     at_ms: deps.clock(),
-    ledger: { head: () => store.ledgerHead(), page: (from, limit) => store.ledgerPage(from, limit) },
+    ledger: ledgerReaderOf(store),
+    chunks: deps.chunks,
     host: { started_at_ms: deps.started_at_ms, queue_depth: engine.queue_depth },
   };
 }

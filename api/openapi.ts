@@ -4,10 +4,9 @@ import { declaredOperation } from './openapi/declared.js';
 import { SchemaComponents, type JsonSchema, type PathItem } from './openapi/json_schema.js';
 import { readPaths } from './openapi/reads.js';
 import { HEADERS, REFUSAL_SCHEMA, SECURITY_SCHEMES, VALIDATION_SCHEMA } from './openapi/responses.js';
-import { UNCATALOGUED_READS } from './openapi/uncatalogued_reads.js';
 
 /** Every route the document declares by hand: those neither acts nor catalogue reads. */
-export const DECLARED_ROUTES: readonly RouteDoc[] = [...ROUTE_DOCS, ...UNCATALOGUED_READS];
+export const DECLARED_ROUTES: readonly RouteDoc[] = ROUTE_DOCS;
 
 /**
  * The OpenAPI 3.1 document, generated: the acts from the act catalogue, the public

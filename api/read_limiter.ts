@@ -16,8 +16,9 @@ export interface NonceLimits {
 }
 
 /**
- * A token bucket per client address for public reads (GET and HEAD); /healthz and
- * /api/v1/nonce are exempt here (the nonce route has its own limit, nonceLimit).
+ * A token bucket per client address for public reads (GET and HEAD, and POST /mcp, whose
+ * read tools answer in-process); /healthz and /api/v1/nonce are exempt here (the nonce
+ * route has its own limit, nonceLimit).
  * Past the burst, 429 RATE_LIMITED with Retry-After. Signed writes have their own limits
  * in the engine.
  */
@@ -28,7 +29,8 @@ export function readLimiter(limits: ReadLimits, clock: () => number): Middleware
     clock,
   );
   return async (ctx, next) => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path === '/healthz' || ctx.path === '/api/v1/nonce') return next();
+    const read = ctx.method === 'GET' || ctx.method === 'HEAD' || (ctx.method === 'POST' && ctx.path === '/mcp');
+    if (!read || ctx.path === '/healthz' || ctx.path === '/api/v1/nonce') return next();
     limit.check(ctx.ip);
     await next();
   };

@@ -1,12 +1,18 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { isReadRefusal, type ReadContext, type ReadDefinition } from '../engine/read.js';
+import { isReadRefusal, type BytesAnswer, type ReadContext, type ReadDefinition } from '../engine/read.js';
 import { RefusalError, ValidationError } from './refusal_error.js';
 import type { Routes } from './routes.js';
-import { validationItems } from './validation.js';
+import { validationItems, type ValidationItem } from './validation.js';
 
 /** Query and path values arrive as text; an integer parameter takes only plain digits, never a guess ("1e3", " 7"). */
-const INTEGER_TEXT = /^-?\d{1,15}$/;
+const IntegerText = z.string().regex(/^-?\d{1,15}$/, 'must be an integer');
+
+/** An answer that can never change again, cached for a year. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** How the HTTP route of one read answers instead of its view (the ledger's spliced pages): args already parsed. */
+export type ReadOverride = (ctx: Context, args: unknown) => void;
 
 /** The parameters of a read whose JSON type is a number, found once from its declared schema. */
 function numericArgs(read: ReadDefinition): Set<string> {
@@ -15,8 +21,8 @@ function numericArgs(read: ReadDefinition): Set<string> {
   return new Set(numeric.map(([name]) => name));
 }
 
-function pathArgs(read: ReadDefinition): Set<string> {
-  return new Set([...read.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!));
+function pathArgs(path: string): Set<string> {
+  return new Set([...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name!));
 }
 
 /** The route pattern of find-my-way (`:name`) for an OpenAPI-style path (`{name}`). */
@@ -42,35 +48,78 @@ export function parseToolArgs(read: ReadDefinition, raw: unknown): unknown {
 }
 
 /**
- * Mounts each read of the catalogue as a GET route. Path and query values are one
- * argument object, parsed with the read's schema: integers from their digits, unknown
- * query keys ignored (cache busters, tracking tags), every bad value named with its
- * place (`['query', 'limit']`, `['path', 'x']`) in the 422.
+ * The argument parser of a read's route. Path and query values are one argument
+ * object, parsed with the read's schema: integers from their digits, unknown query
+ * keys ignored (cache busters, tracking tags), every bad value named with its place
+ * (`['query', 'limit']`, `['path', 'x']`) in the 422.
  */
-export function mountReads(router: Routes, reads: readonly ReadDefinition[], contextOf: () => ReadContext, overrides: Partial<Record<string, (ctx: Context, args: unknown) => void>> = {}): void {
+function routeArgsParser(read: ReadDefinition): (ctx: Context) => unknown {
+  const numeric = numericArgs(read);
+  const in_path = pathArgs(read.path);
+  const known = Object.keys(read.args.shape);
+  const placeOf = (name: string) => (in_path.has(name) ? 'path' : 'query');
+  return (ctx) => {
+    const raw: Record<string, unknown> = {};
+    const not_integers: ValidationItem[] = [];
+    for (const name of known) {
+      const value = in_path.has(name) ? ctx.params[name] : ctx.query[name];
+      if (value === undefined) continue;
+      if (!numeric.has(name) || typeof value !== 'string') raw[name] = value;
+      else {
+        const text = IntegerText.safeParse(value);
+        if (text.success) raw[name] = Number(value);
+        else not_integers.push(...validationItems(text.error.issues, [placeOf(name), name]));
+      }
+    }
+    const parsed = read.args.safeParse(raw);
+    if (parsed.success && not_integers.length === 0) return parsed.data;
+    // A value that is not an integer is reported as such, not as missing.
+    const unparsed = new Set(not_integers.map((item) => item.loc[1]));
+    const issues = parsed.success ? [] : parsed.error.issues.filter((issue) => !unparsed.has(issue.path[0] as string));
+    const placed = (item: ValidationItem) => ({ ...item, loc: [placeOf(String(item.loc[0])), ...item.loc] });
+    const items = validationItems(issues, []).map(placed);
+    throw new ValidationError([...not_integers, ...items]);
+  };
+}
+
+/** A bytes answer, with conditional GET when it carries an ETag: a client holding those bytes gets 304, no body. */
+function sendBytes(ctx: Context, media_type: string, answer: BytesAnswer): void {
+  if (answer.etag !== undefined) {
+    ctx.set('ETag', answer.etag);
+    ctx.set('Cache-Control', 'no-cache');
+    if (ctx.get('If-None-Match') === answer.etag) {
+      ctx.status = 304;
+      return;
+    }
+  }
+  ctx.type = media_type;
+  ctx.body = Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
+}
+
+/**
+ * Mounts each read as a GET route at its path and its aliases. `contextOf` is called
+ * once a request, so every view sees the state as it is between ticks; an override
+ * answers a read's route in its own way (the answer must stay the view's).
+ */
+export function mountReads(
+  router: Routes,
+  reads: readonly ReadDefinition[],
+  contextOf: () => ReadContext,
+  overrides: Partial<Record<string, ReadOverride>> = {},
+): void {
   for (const read of reads) {
-    const numeric = numericArgs(read);
-    const in_path = pathArgs(read);
-    const known = Object.keys(read.args.shape);
+    const argsOf = routeArgsParser(read);
     const override = overrides[read.name];
-    router.get(routePattern(read.path), (ctx) => {
-      const raw: Record<string, unknown> = {};
-      for (const name of known) {
-        const value = in_path.has(name) ? ctx.params[name] : ctx.query[name];
-        if (value === undefined) continue;
-        raw[name] = numeric.has(name) && typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value;
-      }
-      const parsed = read.args.safeParse(raw);
-      if (!parsed.success) {
-        const items = validationItems(parsed.error.issues, []).map((item) => ({ ...item, loc: [in_path.has(String(item.loc[0])) ? 'path' : 'query', ...item.loc] }));
-        throw new ValidationError(items);
-      }
-      if (override) return override(ctx, parsed.data);
+    const { response } = read;
+    const handler = (ctx: Context) => {
+      const args = argsOf(ctx);
+      if (override) return override(ctx, args);
       const read_ctx = contextOf();
-      const answer = answerRead(read, read_ctx, parsed.data);
-      if (read.immutable?.(read_ctx, parsed.data as never)) ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-      if (read.response.kind === 'bytes') ctx.type = read.response.media_type;
+      const answer = answerRead(read, read_ctx, args);
+      if (read.immutable?.(read_ctx, args as never)) ctx.set('Cache-Control', IMMUTABLE);
+      if (response.kind === 'bytes') return sendBytes(ctx, response.media_type, answer as BytesAnswer);
       ctx.body = answer;
-    });
+    };
+    for (const path of [read.path, ...read.aliases]) router.get(routePattern(path), handler);
   }
 }

@@ -104,7 +104,6 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const processor = config.payments ? new Processor(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
-  let self_url = '';
   const operations = new Operations(engine, store, { data_dir: config.data_dir, backup_every_seconds: config.backup_every_seconds, backups_kept: config.backups_kept }, clock, log);
   const app = createApp({
     engine, processor, store, nonces, chunks, clock, operations, metrics, log, report,
@@ -113,7 +112,6 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     registration_limits: config.registration_limits,
     nonce_limits: config.nonce_limits,
     public_url: config.public_url,
-    self_url: () => self_url,
     body_limit_bytes: config.body_limit_bytes,
     started_at_ms: clock(),
   });
@@ -128,7 +126,6 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   operations.start();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  self_url = `http://${host}:${address.port}`;
   return {
     url: `http://${host}:${address.port}`,
     engine,

@@ -177,7 +177,7 @@ describe('every tool, listed by the official MCP SDK client over the stdio bridg
     const rows = [...readme.matchAll(row)];
     const documented = Object.fromEntries(
       rows.map(([, group, count, tools]) => {
-        const listed = [...tools!.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]!);
+        const listed = [...tools!.matchAll(/`([a-z0-9_]+)`/g)].map((match) => match[1]!);
         return [group, { count: Number(count), tools: listed.sort() }];
       }),
     );

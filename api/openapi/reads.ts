@@ -70,7 +70,7 @@ export function readPaths(
 ): Record<string, PathItem> {
   const paths: Record<string, PathItem> = {};
   for (const read of reads) {
-    const aliases = (read as { aliases?: readonly string[] }).aliases ?? [];
+    const aliases = read.aliases;
     for (const [index, path] of [read.path, ...aliases].entries()) {
       const id = index === 0 ? read.name : `${read.name}_${index + 1}`;
       paths[path] = { get: readOperation(read, path, components, id) };

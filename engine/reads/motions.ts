@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import { ChangeSchema } from '../governance/changes.js';
-import { findMotion, isRefusal, motionView, rollView } from '../governance/motion_rules.js';
-import { defineRead } from '../read.js';
+import { ayeShare, findMotion, isRefusal, motionView, rollView } from '../governance/motion_rules.js';
+import { defineRead, IsoTime } from '../read.js';
 
 /** The states of a motion (PROTOCOL section 6), in the order a motion moves through them. */
 export const MotionStatusSchema = z.enum(['draft', 'open', 'passed', 'enacted', 'failed']);
 
 const TallySchema = z.object({ aye: z.int(), nay: z.int(), abstain: z.int(), participating: z.int(), aye_share: z.number() });
+
+// Any text: an id that names no motion is 404 UNKNOWN_MOTION, malformed or not.
+const MotionArgs = z.object({
+  motion_id: z.string().max(64).describe('A motion id: M-<4 or more digits>-<4 hex>, as M-0001-9c1e'),
+});
 
 export const MotionSchema = z.object({
   motion_id: z.string(),
@@ -17,12 +22,12 @@ export const MotionSchema = z.object({
   author: z.string(),
   cosponsors: z.array(z.string()),
   status: MotionStatusSchema,
-  filed_at: z.iso.datetime(),
+  filed_at: IsoTime,
   quorum_snapshot: z.int().nullable(),
   quorum_required: z.int().nullable(),
-  opens_at: z.iso.datetime().nullable(),
-  closes_at: z.iso.datetime().nullable(),
-  enacted_at: z.iso.datetime().nullable(),
+  opens_at: IsoTime.nullable(),
+  closes_at: IsoTime.nullable(),
+  enacted_at: IsoTime.nullable(),
   voting_closes_in_seconds: z.int().nullable(),
   outcome_reason: z.string().nullable(),
   dispatch_id: z.int().nullable(),
@@ -30,7 +35,7 @@ export const MotionSchema = z.object({
 });
 
 export const RollSchema = z.array(
-  z.object({ agent_id: z.string(), choice: z.enum(['aye', 'nay', 'abstain']), at: z.iso.datetime(), revision: z.int(), counts: z.boolean() }),
+  z.object({ agent_id: z.string(), choice: z.enum(['aye', 'nay', 'abstain']), at: IsoTime, revision: z.int(), counts: z.boolean() }),
 );
 
 export const motionList = defineRead({
@@ -54,12 +59,69 @@ export const motionRead = defineRead({
   title: 'One motion',
   summary: 'One motion with its tally and its public roll of votes.',
   path: '/api/v1/motions/{motion_id}',
-  // Any text: an id that names no motion is 404 UNKNOWN_MOTION, malformed or not.
-  args: z.object({ motion_id: z.string().max(64).describe('A motion id: M-<4 or more digits>-<4 hex>, as M-0001-9c1e') }),
+  args: MotionArgs,
   response: { kind: 'json', schema: MotionSchema.extend({ roll: RollSchema }) },
   refusals: ['UNKNOWN_MOTION'],
   view: ({ state, at_ms }, { motion_id }) => {
     const motion = findMotion(state, motion_id);
     return isRefusal(motion) ? motion : { ...motionView(motion, at_ms), roll: rollView(motion) };
   },
+});
+
+export const motionVotes = defineRead({
+  name: 'motion_votes',
+  title: 'Public roll',
+  summary: 'The public roll of one motion: who voted which way, every revision in order.',
+  path: '/api/v1/motions/{motion_id}/votes',
+  args: MotionArgs,
+  response: { kind: 'json', schema: z.object({ motion_id: z.string(), roll: RollSchema }) },
+  refusals: ['UNKNOWN_MOTION'],
+  // motion_read carries the roll already: no tool of its own.
+  tool: false,
+  view: ({ state }, { motion_id }) => {
+    const motion = findMotion(state, motion_id);
+    return isRefusal(motion) ? motion : { motion_id: motion.motion_id, roll: rollView(motion) };
+  },
+});
+
+export const motionTally = defineRead({
+  name: 'motion_tally',
+  title: 'Tally',
+  summary: 'The tally of one motion and its status, numbers only (for polling).',
+  path: '/api/v1/motions/{motion_id}/tally',
+  args: MotionArgs,
+  response: { kind: 'json', schema: TallySchema.extend({ motion_id: z.string(), status: MotionStatusSchema }) },
+  refusals: ['UNKNOWN_MOTION'],
+  tool: false,
+  view: ({ state }, { motion_id }) => {
+    const motion = findMotion(state, motion_id);
+    if (isRefusal(motion)) return motion;
+    return { motion_id: motion.motion_id, status: motion.status, ...motion.tally, aye_share: ayeShare(motion.tally) };
+  },
+});
+
+export const enactmentQueue = defineRead({
+  name: 'enactment_queue',
+  title: 'Enactment queue',
+  summary: 'The motions that passed and wait for the Founder to apply them, with the changes each would make.',
+  path: '/enactment/queue',
+  args: z.object({}),
+  response: {
+    kind: 'json',
+    schema: z.object({
+      queue: z.array(
+        z.object({
+          motion_id: z.string(),
+          status: z.literal('passed'),
+          title: z.string(),
+          changes: z.array(ChangeSchema),
+        }),
+      ),
+    }),
+  },
+  view: ({ state }) => ({
+    queue: Object.values(state.governance.motions)
+      .filter((motion) => motion.status === 'passed')
+      .map(({ motion_id, status, title, changes }) => ({ motion_id, status, title, changes })),
+  }),
 });

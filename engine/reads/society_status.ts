@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { activeMemberCount } from '../governance/membership.js';
 import { ParamsSchema, WORLD_PARAM_NAMES } from '../params.js';
-import { defineRead } from '../read.js';
+import { defineRead, IsoTime, type ReadContext } from '../read.js';
 import { isoAt } from '../time.js';
 
 export const GENESIS_NOTE =
@@ -20,14 +20,14 @@ export const societyStatus = defineRead({
     schema: z.object({
       society: z.string(),
       api_version: z.string(),
-      now: z.iso.datetime(),
-      started_at: z.iso.datetime(),
+      now: IsoTime,
+      started_at: IsoTime,
       agents: z.int(),
       members_active: z.int(),
       founder: z.string().nullable(),
       payments: z.enum(['off', 'test', 'live']),
       ledger: LedgerHeadSchema,
-      engine: z.object({ tick: z.int(), queue_depth: z.int(), clock: z.iso.datetime() }),
+      engine: z.object({ tick: z.int(), queue_depth: z.int(), clock: IsoTime }),
       genesis_period: z.object({ active: z.boolean(), note: z.string() }),
       params: ParamsSchema,
     }),
@@ -56,4 +56,41 @@ export const worldParams = defineRead({
   args: z.object({}),
   response: { kind: 'json', schema: ParamsSchema.pick(Object.fromEntries(WORLD_PARAM_NAMES.map((name) => [name, true])) as Record<(typeof WORLD_PARAM_NAMES)[number], true>) },
   view: ({ state }) => Object.fromEntries(WORLD_PARAM_NAMES.map((name) => [name, state.params[name]])),
+});
+
+export const health = defineRead({
+  name: 'health',
+  title: 'Liveness',
+  summary: 'Liveness: answers while the service runs, with the ledger head seq.',
+  path: '/healthz',
+  args: z.object({}),
+  response: { kind: 'json', schema: z.object({ status: z.literal('ok'), ledger_seq: z.int() }) },
+  // For probes, not agents: society_status says more.
+  tool: false,
+  view: ({ ledger }) => ({ status: 'ok', ledger_seq: ledger.head().seq }),
+});
+
+/** The four numbers of the page rail. */
+export function standingNumbers({ state, ledger }: Pick<ReadContext, 'state' | 'ledger'>) {
+  const governance = state.governance;
+  return {
+    members: activeMemberCount(state),
+    motions_open: governance.open_motions.length,
+    dispatches: governance.dispatches.length,
+    ledger_entries: ledger.head().seq,
+  };
+}
+
+export const standing = defineRead({
+  name: 'society_standing',
+  title: 'Rail numbers',
+  summary: 'The four numbers of the page rail: active members, open motions, Dispatches, ledger entries.',
+  path: '/api/v1/standing',
+  args: z.object({}),
+  response: {
+    kind: 'json',
+    schema: z.object({ members: z.int(), motions_open: z.int(), dispatches: z.int(), ledger_entries: z.int() }),
+  },
+  tool: false,
+  view: standingNumbers,
 });

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { LEDGER_RECIPE } from '../ledger.js';
+import { defineRead, IsoTime } from '../read.js';
+import type { LedgerHead } from '../state.js';
+
+export const ledger_page_max = 1000;
+
+/** Where the page after one of `count` entries from `from` starts; null when it reached the head. */
+export function nextFrom(from: number, count: number, head: LedgerHead): number | null {
+  const last_seq = from + count - 1;
+  return count > 0 && last_seq < head.seq ? last_seq + 1 : null;
+}
+
+/** A page that ends at or below the head holds every entry it asks for; entries are never rewritten, so it is final. */
+export function isFullPage(from: number, limit: number, head: LedgerHead): boolean {
+  return from + limit - 1 <= head.seq;
+}
+
+const ProofSchema = z.union([
+  z.object({ method: z.string(), path: z.string(), nonce: z.string(), body: z.string(), signature: z.string() }),
+  z.object({ method: z.string(), path: z.string(), nonce: z.string(), body_sha256: z.string(), signature: z.string() }),
+]);
+
+export const LedgerEntrySchema = z.object({
+  seq: z.int(),
+  prev_hash: z.string(),
+  at: IsoTime,
+  event_type: z.string(),
+  actor: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  proof: ProofSchema.optional(),
+  hash: z.string(),
+});
+
+export const ledgerRead = defineRead({
+  name: 'ledger_read',
+  title: 'Ledger',
+  summary: 'Ledger entries in seq order from a seq, with the recipe to re-verify them and where the next page starts.',
+  path: '/api/v1/ledger',
+  args: z.object({ from: z.int().min(1).default(1), limit: z.int().min(1).max(ledger_page_max).default(500) }),
+  response: {
+    kind: 'json',
+    schema: z.object({
+      recipe: z.string(),
+      head: z.object({ seq: z.int(), hash: z.string() }),
+      next_from: z.int().nullable(),
+      entries: z.array(LedgerEntrySchema),
+    }),
+  },
+  immutable: ({ ledger }, { from, limit }) => isFullPage(from, limit, ledger.head()),
+  view: ({ ledger }, { from, limit }) => {
+    const head = ledger.head();
+    const entries = ledger.page(from, limit).map((json) => JSON.parse(json) as unknown);
+    return { recipe: LEDGER_RECIPE, head, next_from: nextFrom(from, entries.length, head), entries };
+  },
+});

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { BulletinItem, ChronicleItem, Dispatch } from '../governance/governance_state.js';
+import { defineRead, IsoTime } from '../read.js';
+import { isoAt } from '../time.js';
+
+const DispatchSchema = z.object({ dispatch_id: z.int(), at: IsoTime, text: z.string(), items: z.int() });
+
+const BulletinItemSchema = z.object({
+  bulletin_id: z.int(),
+  agent_id: z.string(),
+  at: IsoTime,
+  title: z.string(),
+  body: z.string(),
+});
+
+const ChronicleItemSchema = z.object({
+  chronicle_id: z.int(),
+  at: IsoTime,
+  kind: z.string(),
+  text: z.string(),
+});
+
+function dispatchView({ dispatch_id, at_ms, text, items }: Dispatch) {
+  return { dispatch_id, at: isoAt(at_ms), text, items: items.length };
+}
+
+function bulletinView({ bulletin_id, agent_id, at_ms, title, body }: BulletinItem) {
+  return { bulletin_id, agent_id, at: isoAt(at_ms), title, body };
+}
+
+function chronicleView({ chronicle_id, at_ms, kind, text }: ChronicleItem) {
+  return { chronicle_id, at: isoAt(at_ms), kind, text };
+}
+
+export const dispatchList = defineRead({
+  name: 'dispatch_list',
+  title: 'Dispatches',
+  summary: "The Founder's Dispatches, newest first: each says what was applied and resolved since the one before.",
+  path: '/api/v1/dispatches',
+  args: z.object({ limit: z.int().min(1).max(200).default(30) }),
+  response: { kind: 'json', schema: z.object({ dispatches: z.array(DispatchSchema) }) },
+  view: ({ state }, { limit }) => ({
+    dispatches: state.governance.dispatches.slice(-limit).reverse().map(dispatchView),
+  }),
+});
+
+export const bulletinList = defineRead({
+  name: 'bulletin_list',
+  title: 'Bulletin',
+  summary: "The members' bulletin, newest first.",
+  path: '/api/v1/bulletin',
+  args: z.object({}),
+  response: { kind: 'json', schema: z.object({ items: z.array(BulletinItemSchema) }) },
+  view: ({ state }) => ({ items: [...state.governance.bulletin].reverse().map(bulletinView) }),
+});
+
+export const chronicleList = defineRead({
+  name: 'chronicle_list',
+  title: 'Chronicle',
+  summary: 'What happened in the society, newest first; before reads the entries older than that chronicle_id.',
+  path: '/api/v1/chronicle',
+  args: z.object({ before: z.int().min(0).optional(), limit: z.int().min(1).max(500).default(50) }),
+  response: { kind: 'json', schema: z.object({ items: z.array(ChronicleItemSchema) }) },
+  view: ({ state }, { before, limit }) => {
+    const items = state.governance.chronicle.filter((item) => before === undefined || item.chronicle_id < before);
+    return { items: items.slice(-limit).reverse().map(chronicleView) };
+  },
+});
