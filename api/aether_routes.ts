@@ -1,11 +1,6 @@
 import { z } from 'zod';
-import type { AetherMessage } from '../engine/aether/aether_state.js';
-import type { ReadDefinition } from '../engine/read.js';
-import { aetherFeed, feedSchemaOf, messageData, MessageSchema } from '../engine/reads/aether.js';
 import { messageHtml } from '../render/message_html.js';
-
-// Moved to engine/reads/aether.ts; re-exported for api/pages and bench until their imports move.
-export { aether_feed_limit_max, feedPage } from '../engine/reads/aether.js';
+import { type AetherMessage, type ReadDefinition, aetherFeed, feedSchemaOf, messageData, MessageSchema } from '../engine/index.js';
 
 type MessageData = z.output<typeof MessageSchema>;
 

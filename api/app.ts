@@ -1,8 +1,6 @@
 import Koa from 'koa';
 import compose from 'koa-compose';
 import { koaBody } from 'koa-body';
-import type { Engine } from '../engine/engine.js';
-import type { LmdbStore } from '../engine/store/lmdb_store.js';
 import { mountActRoutes } from './act_routes.js';
 import { Authenticator } from './authenticate.js';
 import { errorsMiddleware, type ErrorReporter } from './errors_middleware.js';
@@ -12,7 +10,6 @@ import type { NonceBook } from './nonces.js';
 import { ledgerRoute, mountReadRoutes } from './read_routes.js';
 import { mountReads } from './read_mount.js';
 import { SERVED_READS } from './served_reads.js';
-import type { LedgerReader, ReadContext } from '../engine/read.js';
 import { mountMembershipRoutes } from './payments/membership_routes.js';
 import type { Processor } from './payments/processor.js';
 import { mountObserverRoutes, visitorIdOf } from './observer/observer_routes.js';
@@ -25,10 +22,10 @@ import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimiter, securityHeaders, type NonceLimits, type ReadLimits } from './read_limiter.js';
 import { registrationLimiter, type RegistrationLimits } from './registration_limiter.js';
-import { register } from '../engine/acts/register.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
 import { SignatureVerifier } from './signature_verifier.js';
+import { type Engine, type LmdbStore, type LedgerReader, type ReadContext, register } from '../engine/index.js';
 
 export interface AppDeps {
   engine: Engine;

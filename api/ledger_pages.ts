@@ -1,8 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { LEDGER_RECIPE } from '../engine/ledger.js';
-import type { LedgerReader } from '../engine/read.js';
-import { isFullPage, nextFrom } from '../engine/reads/ledger.js';
-import type { LedgerHead } from '../engine/state.js';
+import { LEDGER_RECIPE, type LedgerReader, isFullPage, nextFrom, type LedgerHead } from '../engine/index.js';
 
 const RECIPE_JSON = JSON.stringify(LEDGER_RECIPE);
 

@@ -1,13 +1,12 @@
 import type { Routes } from './routes.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { ReadContext } from '../engine/read.js';
-import { REFUSALS } from '../engine/refusals.js';
 import { toolServer } from '../client/mcp_server.js';
 import { TesseraClient, TesseraError } from '../client/sdk.js';
 import { buildTools, type Tool } from '../client/tools.js';
 import { answerRead, parseToolArgs } from './read_mount.js';
 import { READ_TOOLS, readToolsForRules } from './read_tools.js';
 import { RefusalError, ValidationError, refusalBody } from './refusal_error.js';
+import { type ReadContext, REFUSALS } from '../engine/index.js';
 
 export const MCP_PATH = '/mcp';
 

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { isReadRefusal, type BytesAnswer, type ReadContext, type ReadDefinition } from '../engine/read.js';
 import { RefusalError, ValidationError } from './refusal_error.js';
 import type { Routes } from './routes.js';
 import { validationItems, type ValidationItem } from './validation.js';
+import { isReadRefusal, type BytesAnswer, type ReadContext, type ReadDefinition } from '../engine/index.js';
 
 /** Query and path values arrive as text; an integer parameter takes only plain digits, never a guess ("1e3", " 7"). */
 const IntegerText = z.string().regex(/^-?\d{1,15}$/, 'must be an integer');

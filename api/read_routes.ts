@@ -1,17 +1,13 @@
 import type { Routes } from './routes.js';
 import { z } from 'zod';
-import { AGENT_ID_PATTERN } from '../engine/identity.js';
-import type { Engine } from '../engine/engine.js';
-import type { LedgerReader } from '../engine/read.js';
-import { isoAt } from '../engine/time.js';
 import { agentRules } from './agent_rules.js';
 import type { NonceBook } from './nonces.js';
 import { nonceLimit, type NonceLimits } from './read_limiter.js';
 import { LedgerPages } from './ledger_pages.js';
 import { parseOrThrow } from './parse.js';
 import { IMMUTABLE, type ReadOverride } from './read_mount.js';
+import { AGENT_ID_PATTERN, type Engine, type LedgerReader, isoAt } from '../engine/index.js';
 
-export { ledger_page_max } from '../engine/reads/ledger.js';
 
 const NonceQuery = z.object({ agent: z.string().regex(AGENT_ID_PATTERN, 'must be an agent id: ag_ followed by 16 lowercase hex digits') });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ReadDefinition } from '../engine/read.js';
 import { SERVED_READS } from './served_reads.js';
+import { type ReadDefinition } from '../engine/index.js';
 
 /** The reads offered as MCP tools: the JSON reads of the catalogue that are declared tools. */
 export const READ_TOOLS: readonly ReadDefinition[] = SERVED_READS.filter(

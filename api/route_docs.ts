@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { RefusalCode } from '../engine/refusals.js';
-import { MotionStatusSchema } from '../engine/reads/motions.js';
+import { type RefusalCode, MotionStatusSchema } from '../engine/index.js';
 
 /** One answer of a route: its status, its media type and, for JSON, its shape. */
 export interface RouteAnswer {

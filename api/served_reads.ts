@@ -1,6 +1,5 @@
-import type { ReadDefinition } from '../engine/read.js';
-import { READ_CATALOGUE } from '../engine/read_catalogue.js';
 import { servedAetherFeed } from './aether_routes.js';
+import { type ReadDefinition, READ_CATALOGUE } from '../engine/index.js';
 
 /** Reads whose answer api completes with what only render/ may produce (engine/ never imports render/). */
 const RENDERED: readonly ReadDefinition[] = [servedAetherFeed];

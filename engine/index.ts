@@ -80,3 +80,12 @@ export {
   type DrillTarget,
   type ProofCheck,
 } from './store/drill.js';
+
+// The read catalogue: every public read declared once, and the views pages reuse.
+export { defineRead, isReadRefusal, type BytesAnswer, type LedgerReader, type ReadContext, type ReadDefinition } from './read.js';
+export { READ_CATALOGUE, findRead } from './read_catalogue.js';
+export { MessageSchema, aetherFeed, feedPage, feedSchemaOf, messageData } from './reads/aether.js';
+export { leaderboard, reputationOf } from './reads/reputation.js';
+export { isFullPage, nextFrom } from './reads/ledger.js';
+export { MotionSchema, MotionStatusSchema, RollSchema, motionList, motionRead } from './reads/motions.js';
+export { GENESIS_NOTE } from './reads/society_status.js';

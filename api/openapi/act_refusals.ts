@@ -1,6 +1,5 @@
-import type { ActDefinition } from '../../engine/act.js';
-import type { RefusalCode } from '../../engine/refusals.js';
 import { REFUSAL_CODES } from './responses.js';
+import { type ActDefinition, type RefusalCode } from '../../engine/index.js';
 
 /**
  * Codes only the HTTP layer answers (transport, signatures, payments, pages): no act

@@ -1,12 +1,9 @@
-import type { ActDefinition } from '../../engine/act.js';
-import { CATALOGUE } from '../../engine/catalogue.js';
-import { register } from '../../engine/acts/register.js';
-import type { RefusalCode } from '../../engine/refusals.js';
 import { ActRequestSchema } from '../act_routes.js';
 import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
 import { ACT_RULE_CODES, actGateCodes } from './act_refusals.js';
 import { ALWAYS_CODES, JSON_BODY_CODES, SIGNATURE_CODES, SIGNED } from './responses.js';
 import { NEXT_NONCE_HEADERS, refusalResponses } from './responses.js';
+import { type ActDefinition, CATALOGUE, register, type RefusalCode } from '../../engine/index.js';
 
 const LEDGER_RANGE: JsonSchema = {
   type: 'object',

@@ -1,4 +1,3 @@
-import type { RefusalCode } from '../../engine/refusals.js';
 import type { RouteAnswer, RouteDoc } from '../route_docs.js';
 import type { JsonSchema, SchemaComponents } from './json_schema.js';
 import { parametersOf } from './reads.js';
@@ -11,6 +10,7 @@ import {
   refusalResponses,
   textOrBinary,
 } from './responses.js';
+import { type RefusalCode } from '../../engine/index.js';
 
 /** The read limiter (api/read_limiter.ts) lets these GETs through unlimited. */
 const UNLIMITED_READS = new Set(['/healthz']);

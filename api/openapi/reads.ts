@@ -1,7 +1,6 @@
-import type { ReadDefinition } from '../../engine/read.js';
-import { READ_CATALOGUE } from '../../engine/read_catalogue.js';
 import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
 import { ALWAYS_CODES, refusalResponses, textOrBinary } from './responses.js';
+import { type ReadDefinition, READ_CATALOGUE } from '../../engine/index.js';
 
 /** The `{name}`s of an OpenAPI path. */
 export function pathParameterNames(path: string): Set<string> {

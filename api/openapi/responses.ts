@@ -1,5 +1,5 @@
-import { REFUSALS, type RefusalCode } from '../../engine/refusals.js';
 import type { JsonSchema } from './json_schema.js';
+import { REFUSALS, type RefusalCode } from '../../engine/index.js';
 
 export const REFUSAL_CODES = Object.keys(REFUSALS) as RefusalCode[];
 

@@ -1,12 +1,9 @@
 import type { Context } from 'koa';
-import type { Engine } from '../../engine/engine.js';
-import { activeMemberCount } from '../../engine/governance/membership.js';
-import type { LmdbStore } from '../../engine/store/lmdb_store.js';
 import type { PageFrame, Rail } from '../../render/layout.js';
 import { visitorIdOf } from '../observer/observer_routes.js';
 import type { Watchers } from '../observer/watchers.js';
-import { ownValue } from '../../engine/keyed.js';
 import { NAV_LINKS } from './page_catalogue.js';
+import { type Engine, activeMemberCount, type LmdbStore, ownValue } from '../../engine/index.js';
 
 export interface FrameDeps {
   engine: Engine;

@@ -1,14 +1,12 @@
 import type { Routes } from '../routes.js';
-import type { Engine } from '../../engine/engine.js';
-import { CATALOGUE } from '../../engine/catalogue.js';
 import { escapeHtml } from '../../render/escape.js';
 import { openApiDocument } from '../openapi.js';
 import { readToolsForRules } from '../read_tools.js';
 import { SIGNED_EXTRA_TOOLS } from '../../client/tools.js';
-import type { ReadContext } from '../../engine/read.js';
 import { chronicleRss } from '../../render/chronicle_rss.js';
 import { listedPages, markdownTwin, sitemapPaths } from './page_catalogue.js';
 import { chronicleFeedView } from './page_views.js';
+import { type Engine, CATALOGUE, type ReadContext } from '../../engine/index.js';
 
 /** The most URLs one sitemap file may hold (sitemaps.org). */
 const sitemap_max_urls = 50_000;

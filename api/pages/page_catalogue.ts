@@ -1,7 +1,4 @@
 import { z } from 'zod';
-import type { ReadContext } from '../../engine/read.js';
-import { MotionStatusSchema } from '../../engine/reads/motions.js';
-import type { SocietyState } from '../../engine/state.js';
 import type { NavLink, PageFrame } from '../../render/layout.js';
 import {
   charterMarkdown,
@@ -37,6 +34,7 @@ import { forAgentsPage, healthPage, homePage, societyPage } from '../../render/p
 import { treasuryPage } from '../../render/treasury_pages.js';
 import { queryInt } from '../parse.js';
 import * as views from './page_views.js';
+import { type ReadContext, MotionStatusSchema, type SocietyState } from '../../engine/index.js';
 
 /**
  * A human page, declared once. Its HTML route, its Markdown twin (`path` + `.md`, when it

@@ -1,12 +1,12 @@
 import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
-import type { ReadContext } from '../../engine/read.js';
 import { SITE_CSS } from '../../render/layout.js';
 import { MAP_SCRIPT } from '../../render/map_script.js';
 import { messagePage } from '../../render/treasury_pages.js';
 import { parseOrThrow } from '../parse.js';
 import { pageFrame, type FrameDeps } from './frame.js';
 import { PAGE_CATALOGUE, type PageDefinition } from './page_catalogue.js';
+import { type ReadContext } from '../../engine/index.js';
 
 export interface PageDeps extends FrameDeps {
   /** What a view sees, taken afresh for each request (the same as the read catalogue's). */

@@ -1,13 +1,4 @@
-import { currentCharter } from '../../engine/governance/governance_state.js';
-import { activeMemberCount } from '../../engine/governance/membership.js';
-import { isReadRefusal } from '../../engine/read.js';
-import { ownValue } from '../../engine/keyed.js';
-import type { ReadContext } from '../../engine/read.js';
 import type { z } from 'zod';
-import { motionList, motionRead, type MotionSchema, type RollSchema } from '../../engine/reads/motions.js';
-import { GENESIS_NOTE } from '../../engine/reads/society_status.js';
-import { isoAt } from '../../engine/time.js';
-import { revealedChunks } from '../../engine/world/views.js';
 import type { ChronicleRssItem } from '../../render/chronicle_rss.js';
 import type {
   AetherView,
@@ -27,9 +18,8 @@ import type {
 } from '../../render/pages/governance_pages.js';
 import type { HealthView, SocietyView } from '../../render/pages/society_pages.js';
 import type { TreasuryView } from '../../render/treasury_pages.js';
-import { feedPage } from '../aether_routes.js';
 import { membership_amount_cents, observer_amount_cents } from '../payments/processor.js';
-import { leaderboard, reputationOf } from '../reputation.js';
+import { currentCharter, activeMemberCount, feedPage, leaderboard, reputationOf, isReadRefusal, ownValue, type ReadContext, motionList, motionRead, type MotionSchema, type RollSchema, GENESIS_NOTE, isoAt, revealedChunks } from '../../engine/index.js';
 
 /*
  * What each human page shows, computed once per request and rendered as HTML or as
