@@ -8,6 +8,7 @@ import { requireJsonBodies } from './json_only.js';
 import { limitBodyNesting } from './nesting_limit.js';
 import type { NonceBook } from './nonces.js';
 import { ledgerRoute, mountReadRoutes } from './read_routes.js';
+import { ledgerReaderOf, readContextOf } from './read_context.js';
 import { mountReads } from './read_mount.js';
 import { SERVED_READS } from './served_reads.js';
 import { mountMembershipRoutes } from './payments/membership_routes.js';
@@ -25,7 +26,7 @@ import { registrationLimiter, type RegistrationLimits } from './registration_lim
 import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
 import { SignatureVerifier } from './signature_verifier.js';
-import { type Engine, type LmdbStore, type LedgerReader, type ReadContext, register } from '../engine/index.js';
+import { type Engine, type LmdbStore, register } from '../engine/index.js';
 
 export interface AppDeps {
   engine: Engine;
@@ -88,20 +89,4 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.
   app.use(router.middleware());
   return Object.assign(app, { routes: router.listing() });
-}
-
-function ledgerReaderOf(store: LmdbStore): LedgerReader {
-  return { head: () => store.ledgerHead(), page: (from, limit) => store.ledgerPage(from, limit) };
-}
-
-/** What a view of the read catalogue sees, taken afresh for each request (a read or a tool call). */
-function readContextOf(deps: AppDeps): ReadContext {
-  const { engine, store } = deps;
-  return {
-    state: engine.state,
-    at_ms: deps.clock(),
-    ledger: ledgerReaderOf(store),
-    chunks: deps.chunks,
-    host: { started_at_ms: deps.started_at_ms, queue_depth: engine.queue_depth },
-  };
 }

@@ -88,4 +88,4 @@ export { MessageSchema, aetherFeed, feedPage, feedSchemaOf, messageData } from '
 export { leaderboard, reputationOf } from './reads/reputation.js';
 export { isFullPage, nextFrom } from './reads/ledger.js';
 export { MotionSchema, MotionStatusSchema, RollSchema, motionList, motionRead } from './reads/motions.js';
-export { GENESIS_NOTE } from './reads/society_status.js';
+export { GENESIS_NOTE, standingNumbers } from './reads/society_status.js';

@@ -1,6 +1,7 @@
 import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
 import { ALWAYS_CODES, refusalResponses, textOrBinary } from './responses.js';
-import { type ReadDefinition, READ_CATALOGUE } from '../../engine/index.js';
+import { type ReadDefinition } from '../../engine/index.js';
+import { SERVED_READS } from '../served_reads.js';
 
 /** The `{name}`s of an OpenAPI path. */
 export function pathParameterNames(path: string): Set<string> {
@@ -65,7 +66,7 @@ function readOperation(read: ReadDefinition, path: string, components: SchemaCom
 /** Every read of the read catalogue, whatever it holds: a read added there is documented with no more work. */
 export function readPaths(
   components: SchemaComponents,
-  reads: readonly ReadDefinition[] = READ_CATALOGUE,
+  reads: readonly ReadDefinition[] = SERVED_READS,
 ): Record<string, PathItem> {
   const paths: Record<string, PathItem> = {};
   for (const read of reads) {

@@ -3,7 +3,8 @@ import type { PageFrame, Rail } from '../../render/layout.js';
 import { visitorIdOf } from '../observer/observer_routes.js';
 import type { Watchers } from '../observer/watchers.js';
 import { NAV_LINKS } from './page_catalogue.js';
-import { type Engine, activeMemberCount, type LmdbStore, ownValue } from '../../engine/index.js';
+import { ledgerReaderOf } from '../read_context.js';
+import { type Engine, type LmdbStore, ownValue, standingNumbers } from '../../engine/index.js';
 
 export interface FrameDeps {
   engine: Engine;
@@ -11,9 +12,9 @@ export interface FrameDeps {
   watchers: Watchers;
 }
 
+/** The rail's four numbers: the society_standing read's view (GET /api/v1/standing). */
 export function railOf(engine: Engine, store: LmdbStore): Rail {
-  const state = engine.state;
-  return { members: activeMemberCount(state), motions_open: state.governance.open_motions.length, dispatches: state.governance.dispatches.length, ledger_entries: store.ledgerHead().seq };
+  return standingNumbers({ state: engine.state, ledger: ledgerReaderOf(store) });
 }
 
 /**
