@@ -16,6 +16,8 @@ for (const [name, version] of Object.entries(parent?.optionalDependencies ?? {})
   lock.packages[key] = { version, cpu: [cpu], license: 'MIT', optional: true, os: [os] };
   added++;
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 writeFileSync(path, JSON.stringify(lock, null, 2) + '\n');
 console.log(`fix-lock: added ${added} optional platform entries`);

@@ -53,7 +53,10 @@ export function mountActRoutes(router: Routes, deps: ActRouteDeps): void {
     }
     const payload = parseOrThrow(act.payload, request.payload ?? {}, ['body', 'payload']);
     const signed_body = canonicalOrThrow({ ...request, payload }, ['body']);
-    const pom = request.challenge_id !== null && request.puzzle_solution !== null ? { challenge_id: request.challenge_id, puzzle_solution: request.puzzle_solution } : undefined;
+    const pom =
+      request.challenge_id !== null && request.puzzle_solution !== null
+        ? { challenge_id: request.challenge_id, puzzle_solution: request.puzzle_solution }
+        : undefined;
     const outcome = await perform(ctx, deps, act, payload, signed_body, pom);
     ctx.body = { act: act.name, result: outcome.result, ...ledgerRange(outcome) };
   });
@@ -66,7 +69,14 @@ type Performed = { result: Record<string, unknown>; entries?: Extract<SubmitResu
  * once durable; a read is answered by the engine from the state at once (its gates
  * checked there, once) and touches nothing.
  */
-async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, canonical_body: string, pom?: PomAnswer): Promise<Performed> {
+async function perform(
+  ctx: Context,
+  deps: ActRouteDeps,
+  act: ActDefinition,
+  payload: unknown,
+  canonical_body: string,
+  pom?: PomAnswer,
+): Promise<Performed> {
   // A full queue is answered before the signature is checked, so the request's nonce stays good for the retry.
   const full = act.effect === 'write' ? deps.engine.queueFullRefusal() : undefined;
   if (full) throw new RefusalError(full);
@@ -74,7 +84,14 @@ async function perform(ctx: Context, deps: ActRouteDeps, act: ActDefinition, pay
   const outcome =
     act.effect === 'read'
       ? deps.engine.read(act, auth.actor, payload)
-      : await deps.engine.submit({ act: act.name, actor: auth.actor, payload, proof: auth.proof, consumed_nonce: auth.consumed_nonce, ...(pom ? { pom } : {}) });
+      : await deps.engine.submit({
+          act: act.name,
+          actor: auth.actor,
+          payload,
+          proof: auth.proof,
+          consumed_nonce: auth.consumed_nonce,
+          ...(pom ? { pom } : {}),
+        });
   if (!outcome.ok) throw new RefusalError(outcome);
   return outcome;
 }

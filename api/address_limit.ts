@@ -10,13 +10,18 @@ import { TokenBuckets, type BucketRate } from './token_buckets.js';
 export class AddressLimit {
   private readonly buckets: TokenBuckets;
 
-  constructor(rate: BucketRate, private readonly refusal_message: string, clock: () => number) {
+  constructor(
+    rate: BucketRate,
+    private readonly refusal_message: string,
+    clock: () => number,
+  ) {
     this.buckets = new TokenBuckets(rate, clock);
   }
 
   /** Takes one of this address's tokens, or throws the refusal. */
   check(ip: string): void {
     const taken = this.buckets.take(clientAddressKey(ip));
-    if (!taken.granted) throw RefusalError.of('RATE_LIMITED', this.refusal_message, { retry_after_seconds: taken.retry_after_seconds });
+    if (!taken.granted)
+      throw RefusalError.of('RATE_LIMITED', this.refusal_message, { retry_after_seconds: taken.retry_after_seconds });
   }
 }

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { messageHtml } from '../render/message_html.js';
-import { type AetherMessage, type ReadDefinition, aetherFeed, feedSchemaOf, messageData, MessageSchema } from '../engine/index.js';
+import {
+  type AetherMessage,
+  type ReadDefinition,
+  aetherFeed,
+  feedSchemaOf,
+  messageData,
+  MessageSchema,
+} from '../engine/index.js';
 
 type MessageData = z.output<typeof MessageSchema>;
 

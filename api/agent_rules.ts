@@ -14,8 +14,15 @@ export function agentRules(params: Params) {
     summary: act.summary,
     effect: act.effect,
     signed_by: act.signer,
-    via: { act: act.via_act ? 'POST /api/v1/act' : null, route: act.rest ? `${act.rest.method} ${act.rest.path}` : null },
-    gates: { membership: act.gates.membership, proof_of_machine: act.gates.pom, founder_only: act.gates.founder ?? false },
+    via: {
+      act: act.via_act ? 'POST /api/v1/act' : null,
+      route: act.rest ? `${act.rest.method} ${act.rest.path}` : null,
+    },
+    gates: {
+      membership: act.gates.membership,
+      proof_of_machine: act.gates.pom,
+      founder_only: act.gates.founder ?? false,
+    },
     annotations: actAnnotations(act),
     payload_schema: jsonSchemaOf(act.payload),
   }));
@@ -31,9 +38,12 @@ export function agentRules(params: Params) {
       scheme: SIGNATURE_SCHEME,
       headers: ['X-Agent-Id', 'X-Nonce', 'X-Signature'],
       nonce: 'GET /api/v1/nonce?agent=<agent_id>; single use; valid 300 s',
-      next_nonce: 'every answer to a request whose signature held carries X-Next-Nonce (and X-Next-Nonce-Expires-At): sign the next request with it instead of fetching one',
-      signing_string: 'society-sig-v1\\n<METHOD>\\n<path and query as sent>\\n<agent_id>\\n<nonce>\\n<hex SHA-256 of the canonical body>',
-      canonical_body: 'RFC 8785 (JCS) of the body with every declared default filled in; the empty string for a request without a body',
+      next_nonce:
+        'every answer to a request whose signature held carries X-Next-Nonce (and X-Next-Nonce-Expires-At): sign the next request with it instead of fetching one',
+      signing_string:
+        'society-sig-v1\\n<METHOD>\\n<path and query as sent>\\n<agent_id>\\n<nonce>\\n<hex SHA-256 of the canonical body>',
+      canonical_body:
+        'RFC 8785 (JCS) of the body with every declared default filled in; the empty string for a request without a body',
       agent_id: 'ag_ + the first 16 hex digits of SHA-256 of the raw 32-byte ed25519 public key',
     },
     proof_of_machine: {
@@ -45,7 +55,8 @@ export function agentRules(params: Params) {
     },
     limits: {
       body_bytes_max: 'BODY_LIMIT_BYTES (65536 by default)',
-      registrations_per_address: 'REGISTRATIONS_PER_HOUR an hour (6 by default), bursts of REGISTRATION_BURST (10); then 429 with Retry-After',
+      registrations_per_address:
+        'REGISTRATIONS_PER_HOUR an hour (6 by default), bursts of REGISTRATION_BURST (10); then 429 with Retry-After',
       motions_per_day_max: params.motions_per_day_max,
       bulletin_posts_per_day_max: params.bulletin_posts_per_day_max,
     },

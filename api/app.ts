@@ -58,7 +58,18 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   // Koa would print every error itself; ours go through one reporter that never logs bodies.
   app.silent = true;
   const authenticator = new Authenticator(() => deps.engine.state, deps.nonces, new SignatureVerifier());
-  const json_body = compose([requireJsonBodies(), koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: deps.body_limit_bytes, jsonStrict: false }), limitBodyNesting()]);
+  const json_body = compose([
+    requireJsonBodies(),
+    koaBody({
+      json: true,
+      multipart: false,
+      urlencoded: false,
+      text: false,
+      jsonLimit: deps.body_limit_bytes,
+      jsonStrict: false,
+    }),
+    limitBodyNesting(),
+  ]);
   const router = new Routes(json_body);
   const contextOf = () => readContextOf(deps);
   mountReads(router, SERVED_READS, contextOf, { ledger_read: ledgerRoute(ledgerReaderOf(deps.store)) });

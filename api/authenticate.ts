@@ -12,7 +12,14 @@ import {
   type ConsumedNonce,
   isoAt,
 } from '../engine/index.js';
-import { HEADER_AGENT_ID, HEADER_NEXT_NONCE, HEADER_NEXT_NONCE_EXPIRES_AT, HEADER_NONCE, HEADER_SIGNATURE, signingString } from '../client/protocol.js';
+import {
+  HEADER_AGENT_ID,
+  HEADER_NEXT_NONCE,
+  HEADER_NEXT_NONCE_EXPIRES_AT,
+  HEADER_NONCE,
+  HEADER_SIGNATURE,
+  signingString,
+} from '../client/protocol.js';
 import type { NonceBook } from './nonces.js';
 import { RefusalError } from './refusal_error.js';
 import type { SignatureVerifier } from './signature_verifier.js';
@@ -44,7 +51,10 @@ export class Authenticator {
     const nonce = ctx.get(HEADER_NONCE);
     const signature = ctx.get(HEADER_SIGNATURE);
     if (!AGENT_ID_PATTERN.test(agent_id) || !NONCE_PATTERN.test(nonce) || !SIGNATURE_PATTERN.test(signature)) {
-      throw RefusalError.of('SIG_INVALID', 'Send X-Agent-Id, X-Nonce and X-Signature headers, well formed, the signature in canonical base64url (see PROTOCOL.md section 3).');
+      throw RefusalError.of(
+        'SIG_INVALID',
+        'Send X-Agent-Id, X-Nonce and X-Signature headers, well formed, the signature in canonical base64url (see PROTOCOL.md section 3).',
+      );
     }
     const payload_keys = publicKeysIn(payload);
     const pubkey = this.signingKey(agent_id, signer, payload_keys.pubkey);
@@ -52,7 +62,13 @@ export class Authenticator {
     const weak = weakKeyRefusal(payload_keys);
     if (weak) throw new RefusalError(weak);
     if (!this.nonces.isValid(nonce, agent_id)) throw RefusalError.of('NONCE_INVALID');
-    const message = signingString({ method: ctx.method, path: ctx.originalUrl, agent_id, nonce, body_sha256: sha256Hex(canonical_body) });
+    const message = signingString({
+      method: ctx.method,
+      path: ctx.originalUrl,
+      agent_id,
+      nonce,
+      body_sha256: sha256Hex(canonical_body),
+    });
     const verdict = this.verifier.check(pubkey, message, signature);
     if (verdict === 'invalid') {
       throw RefusalError.of('SIG_INVALID', undefined, {
@@ -68,13 +84,20 @@ export class Authenticator {
     const next = this.nonces.issue(agent_id);
     ctx.set(HEADER_NEXT_NONCE, next.nonce);
     ctx.set(HEADER_NEXT_NONCE_EXPIRES_AT, isoAt(next.expires_at_ms));
-    return { actor: agent_id, consumed_nonce, proof: { method: ctx.method, path: ctx.originalUrl, nonce, body: canonical_body, signature } };
+    return {
+      actor: agent_id,
+      consumed_nonce,
+      proof: { method: ctx.method, path: ctx.originalUrl, nonce, body: canonical_body, signature },
+    };
   }
 
   private signingKey(agent_id: string, signer: SignerRule, payload_pubkey: string | undefined): string {
     if (signer === 'payload_pubkey') {
       if (payload_pubkey === undefined || agentIdOf(payload_pubkey) !== agent_id) {
-        throw RefusalError.of('SIG_INVALID', 'X-Agent-Id must be the agent id derived from the pubkey being registered.');
+        throw RefusalError.of(
+          'SIG_INVALID',
+          'X-Agent-Id must be the agent id derived from the pubkey being registered.',
+        );
       }
       return payload_pubkey;
     }

@@ -12,5 +12,8 @@ export function refuseEncodedBody(ctx: Context): void {
   if (header === '') return;
   const codings = header.split(',').map((coding) => coding.trim().toLowerCase());
   if (codings.every((coding) => coding === 'identity' || coding === '')) return;
-  throw RefusalError.of('UNSUPPORTED_MEDIA_TYPE', 'Send the body uncompressed: Content-Encoding must be absent or identity.');
+  throw RefusalError.of(
+    'UNSUPPORTED_MEDIA_TYPE',
+    'Send the body uncompressed: Content-Encoding must be absent or identity.',
+  );
 }

@@ -13,7 +13,9 @@ interface Cached {
 /** The compiled worker; under the test runner this module is TypeScript, so point at the build. */
 function workerFile(): string | undefined {
   const here = fileURLToPath(import.meta.url);
-  const compiled = here.endsWith('.ts') ? here.replace(/\/api\/chunk_cache\.ts$/, '/dist/api/chunk_worker.js') : here.replace(/chunk_cache\.js$/, 'chunk_worker.js');
+  const compiled = here.endsWith('.ts')
+    ? here.replace(/\/api\/chunk_cache\.ts$/, '/dist/api/chunk_worker.js')
+    : here.replace(/chunk_cache\.js$/, 'chunk_worker.js');
   return existsSync(compiled) ? compiled : undefined;
 }
 
@@ -72,11 +74,17 @@ export class ChunkCache {
     if (!this.pool) throw new Error('no chunk worker pool');
     const world = this.world();
     const versions = chunks.map((chunk) => world.chunk_version[chunk]!);
-    const planes = { biome: world.terrain.biome.buffer, surface: world.surface.buffer, top_block: world.top_block.buffer, revealed: world.revealed.buffer } as ChunkTask['planes'];
+    const planes = {
+      biome: world.terrain.biome.buffer,
+      surface: world.surface.buffer,
+      top_block: world.top_block.buffer,
+      revealed: world.revealed.buffer,
+    } as ChunkTask['planes'];
     this.refreshing = true;
     try {
       const tasks: Promise<BuiltChunk[]>[] = [];
-      for (let i = 0; i < chunks.length; i += per_task) tasks.push(this.pool.run({ planes, chunks: chunks.slice(i, i + per_task) } satisfies ChunkTask));
+      for (let i = 0; i < chunks.length; i += per_task)
+        tasks.push(this.pool.run({ planes, chunks: chunks.slice(i, i + per_task) } satisfies ChunkTask));
       let stored = 0;
       for (const batch of await Promise.all(tasks)) {
         for (const built of batch) {

@@ -1,7 +1,12 @@
 import { sha256Hex, encodeChunk, type ChunkPlanes } from '../engine/index.js';
 
 export interface ChunkTask {
-  planes: { biome: SharedArrayBuffer; surface: SharedArrayBuffer; top_block: SharedArrayBuffer; revealed: SharedArrayBuffer };
+  planes: {
+    biome: SharedArrayBuffer;
+    surface: SharedArrayBuffer;
+    top_block: SharedArrayBuffer;
+    revealed: SharedArrayBuffer;
+  };
   chunks: number[];
 }
 

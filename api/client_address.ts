@@ -23,5 +23,7 @@ function ipv6Groups(address: string): string[] {
   const head_groups = split(head);
   const tail_groups = tail === undefined ? [] : split(tail);
   const zeros = tail === undefined ? [] : Array<string>(8 - width(head_groups) - width(tail_groups)).fill('0');
-  return [...head_groups, ...zeros, ...tail_groups].map((group) => (group.includes('.') ? group : parseInt(group, 16).toString(16)));
+  return [...head_groups, ...zeros, ...tail_groups].map((group) =>
+    group.includes('.') ? group : parseInt(group, 16).toString(16),
+  );
 }

@@ -8,12 +8,23 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   GENESIS_FILE: z.string().min(1).optional(),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(64 * 1024),
   SNAPSHOT_EVERY_TICKS: z.coerce.number().int().min(1).default(5000),
   CHUNK_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   QUEUE_DEPTH_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
-  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key (sk_test_... or sk_live_...)').optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9_+/=]+$/, 'must be a Stripe webhook signing secret (whsec_...)').optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key (sk_test_... or sk_live_...)')
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9_+/=]+$/, 'must be a Stripe webhook signing secret (whsec_...)')
+    .optional(),
   STRIPE_API_BASE: z.url().optional(),
   PUBLIC_URL: z.url().optional(),
   COOKIE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -23,7 +34,12 @@ const EnvSchema = z.object({
   REGISTRATION_BURST: z.coerce.number().int().min(1).max(1_000_000).default(10),
   NONCES_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(20),
   NONCE_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
-  BACKUP_EVERY_SECONDS: z.coerce.number().int().min(0).max(7 * 86_400).default(3600),
+  BACKUP_EVERY_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .default(3600),
   BACKUPS_KEPT: z.coerce.number().int().min(1).max(1000).default(24),
 });
 
@@ -63,7 +79,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`bad configuration: ${problems}`);
   }
   const e = parsed.data;
-  if (Boolean(e.STRIPE_SECRET_KEY) !== Boolean(e.STRIPE_WEBHOOK_SECRET)) throw new Error('bad configuration: set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or neither (payments off)');
+  if (Boolean(e.STRIPE_SECRET_KEY) !== Boolean(e.STRIPE_WEBHOOK_SECRET))
+    throw new Error(
+      'bad configuration: set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or neither (payments off)',
+    );
   const public_url = e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`;
   return {
     port: e.PORT,
@@ -78,11 +97,21 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     backup_every_seconds: e.BACKUP_EVERY_SECONDS,
     backups_kept: e.BACKUPS_KEPT,
     read_limits: { reads_per_second: e.READS_PER_SECOND, burst_reads: e.READ_BURST },
-    registration_limits: { registrations_per_hour: e.REGISTRATIONS_PER_HOUR, burst_registrations: e.REGISTRATION_BURST },
+    registration_limits: {
+      registrations_per_hour: e.REGISTRATIONS_PER_HOUR,
+      burst_registrations: e.REGISTRATION_BURST,
+    },
     nonce_limits: { nonces_per_second: e.NONCES_PER_SECOND, burst_nonces: e.NONCE_BURST },
     ...(e.COOKIE_SECRET ? { cookie_secret: e.COOKIE_SECRET } : {}),
     ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
-      ? { payments: { secret_key: e.STRIPE_SECRET_KEY, webhook_secret: e.STRIPE_WEBHOOK_SECRET, public_url, ...(e.STRIPE_API_BASE ? { api_base: e.STRIPE_API_BASE } : {}) } }
+      ? {
+          payments: {
+            secret_key: e.STRIPE_SECRET_KEY,
+            webhook_secret: e.STRIPE_WEBHOOK_SECRET,
+            public_url,
+            ...(e.STRIPE_API_BASE ? { api_base: e.STRIPE_API_BASE } : {}),
+          },
+        }
       : {}),
   };
 }

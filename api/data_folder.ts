@@ -25,14 +25,18 @@ export class StartRefusedError extends Error {
  */
 export async function inspectDataFolder(data_dir: string): Promise<'new' | 'existing'> {
   const store_dir = join(data_dir, STORE_FOLDER);
-  if (existsSync(store_dir) && !statSync(store_dir).isDirectory()) throw new StartRefusedError(`${store_dir} is not a folder: a store is a folder holding ${DATA_FILE}`);
+  if (existsSync(store_dir) && !statSync(store_dir).isDirectory())
+    throw new StartRefusedError(`${store_dir} is not a folder: a store is a folder holding ${DATA_FILE}`);
   if (existsSync(join(store_dir, DATA_FILE))) {
     const outcome = await checkStoreInChild(store_dir);
     if (!outcome.ok) throw new StartRefusedError(`${outcome.file} ${outcome.reason}`);
     return 'existing';
   }
-  const traces = [FOUNDER_KEY_FILE, COOKIE_SECRET_FILE, BACKUPS_FOLDER].filter((name) => existsSync(join(data_dir, name)));
-  if (existsSync(store_dir) && readdirSync(store_dir).length > 0) traces.push(`${STORE_FOLDER}/ (holding ${readdirSync(store_dir).join(', ')})`);
+  const traces = [FOUNDER_KEY_FILE, COOKIE_SECRET_FILE, BACKUPS_FOLDER].filter((name) =>
+    existsSync(join(data_dir, name)),
+  );
+  if (existsSync(store_dir) && readdirSync(store_dir).length > 0)
+    traces.push(`${STORE_FOLDER}/ (holding ${readdirSync(store_dir).join(', ')})`);
   if (traces.length > 0) {
     throw new StartRefusedError(
       `${join(store_dir, DATA_FILE)} is missing, but ${data_dir} holds ${traces.join(', ')} from an earlier society: ` +
@@ -50,7 +54,8 @@ export async function inspectDataFolder(data_dir: string): Promise<'new' | 'exis
  * the pid) and is taken over. Returns the release, which removes the file.
  */
 export function claimDataFolder(data_dir: string): () => void {
-  if (existsSync(data_dir) && !statSync(data_dir).isDirectory()) throw new StartRefusedError(`DATA_DIR ${data_dir} is not a folder`);
+  if (existsSync(data_dir) && !statSync(data_dir).isDirectory())
+    throw new StartRefusedError(`DATA_DIR ${data_dir} is not a folder`);
   mkdirSync(data_dir, { recursive: true });
   const file = join(data_dir, SERVER_PID_FILE);
   for (;;) {
@@ -64,7 +69,9 @@ export function claimDataFolder(data_dir: string): () => void {
     }
     const holder = readPid(file);
     if (holder !== undefined && holder !== process.pid && isRunning(holder)) {
-      throw new StartRefusedError(`${data_dir} is served by another process (pid ${holder}, named in ${file}); stop it first. If no server runs there, remove ${file}.`);
+      throw new StartRefusedError(
+        `${data_dir} is served by another process (pid ${holder}, named in ${file}); stop it first. If no server runs there, remove ${file}.`,
+      );
     }
     unlinkSync(file);
   }

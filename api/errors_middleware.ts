@@ -49,11 +49,20 @@ function bodyParserFailure(error: unknown): { status: number; body: unknown } | 
     return { status: 413, body: { error: 'PAYLOAD_TOO_LARGE', message: REFUSALS.PAYLOAD_TOO_LARGE.message } };
   }
   if (status === 415 || type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    return { status: 415, body: { error: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as UTF-8 application/json without content encoding.' } };
+    return {
+      status: 415,
+      body: {
+        error: 'UNSUPPORTED_MEDIA_TYPE',
+        message: 'Send the body as UTF-8 application/json without content encoding.',
+      },
+    };
   }
   if (status === 400) {
     const message = error instanceof Error ? error.message : 'malformed body';
-    return { status: 422, body: { detail: [{ loc: ['body'], msg: `Invalid JSON: ${message}`, type: 'json_invalid' }] } };
+    return {
+      status: 422,
+      body: { detail: [{ loc: ['body'], msg: `Invalid JSON: ${message}`, type: 'json_invalid' }] },
+    };
   }
   return undefined;
 }

@@ -22,7 +22,11 @@ export interface FounderSetup {
  * Founder is whoever the ledger says, and a key made now would be printed as the
  * Founder's while holding no power (the operator may keep the real one elsewhere).
  */
-export function prepareGenesis(data_dir: string, genesis_file: string | undefined, { founded }: { founded: boolean }): FounderSetup {
+export function prepareGenesis(
+  data_dir: string,
+  genesis_file: string | undefined,
+  { founded }: { founded: boolean },
+): FounderSetup {
   let raw: Record<string, unknown> = {};
   if (genesis_file) {
     try {
@@ -43,10 +47,16 @@ export function prepareGenesis(data_dir: string, genesis_file: string | undefine
   }
   const parsed = GenesisSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
     throw new Error(`genesis settings are invalid: ${problems}`);
   }
-  return { genesis: parsed.data, ...(created_key_file ? { created_key_file } : {}), ...(existsSync(key_file) ? { key_file } : {}) };
+  return {
+    genesis: parsed.data,
+    ...(created_key_file ? { created_key_file } : {}),
+    ...(existsSync(key_file) ? { key_file } : {}),
+  };
 }
 
 /** The same key file format the client's keygen writes. */

@@ -27,7 +27,10 @@ export class LedgerPages {
     private readonly ledger: LedgerReader,
     cache_bytes_max = 32 * 1024 * 1024,
   ) {
-    this.full_pages = new LRUCache<string, FullPage>({ maxSize: cache_bytes_max, sizeCalculation: (page) => page.entries.length + page.body.length });
+    this.full_pages = new LRUCache<string, FullPage>({
+      maxSize: cache_bytes_max,
+      sizeCalculation: (page) => page.entries.length + page.body.length,
+    });
   }
 
   /** The body of GET /api/v1/ledger for from..from+limit-1, and whether every entry it asks for exists. */

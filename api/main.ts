@@ -33,7 +33,9 @@ async function main(): Promise<void> {
     `  founder public key: ${founder_pubkey}`,
     key_line,
     `  ledger head: seq ${society.store.ledgerHead().seq}`,
-    config.payments ? `  payments: on (${config.payments.secret_key.startsWith('sk_live_') ? 'live' : 'test'} mode)` : '  payments: off (every registered agent is an active member)',
+    config.payments
+      ? `  payments: on (${config.payments.secret_key.startsWith('sk_live_') ? 'live' : 'test'} mode)`
+      : '  payments: off (every registered agent is an active member)',
   ];
   console.log(lines.join('\n'));
   // One machine-readable line, for scripts and tests that start the server on port 0.
@@ -60,7 +62,9 @@ main().catch((error) => {
   if (error instanceof StartRefusedError || error instanceof StoreIntegrityError) {
     // Nothing was served and the data folder was left as it was; the operator decides what to restore.
     console.error(`tessera refused to start: ${error.message}`);
-    console.error('  Nothing was served or changed. See "When start-up refuses" in the README: check with tessera-operator replay, restore from a backup.');
+    console.error(
+      '  Nothing was served or changed. See "When start-up refuses" in the README: check with tessera-operator replay, restore from a backup.',
+    );
     process.exit(1);
   }
   console.error(`tessera failed to start: ${error instanceof Error ? error.message : String(error)}`);

@@ -24,7 +24,12 @@ export function limitBodyNesting(): Middleware {
     const body: unknown = ctx.request.body;
     if (body !== undefined && nestingDepth(body, body_nesting_depth_max) > body_nesting_depth_max) {
       throw new ValidationError([
-        { loc: ['body'], msg: `JSON nests deeper than ${body_nesting_depth_max} levels`, type: 'too_deep', ctx: { max_depth: body_nesting_depth_max } },
+        {
+          loc: ['body'],
+          msg: `JSON nests deeper than ${body_nesting_depth_max} levels`,
+          type: 'too_deep',
+          ctx: { max_depth: body_nesting_depth_max },
+        },
       ]);
     }
     await next();

@@ -49,7 +49,9 @@ async function founder(): Promise<TesseraClient> {
   try {
     text = readFileSync(values.key!, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read the Founder key file ${values.key} (${(error as NodeJS.ErrnoException).code ?? String(error)}); give it with --key FILE`);
+    throw new Error(
+      `cannot read the Founder key file ${values.key} (${(error as NodeJS.ErrnoException).code ?? String(error)}); give it with --key FILE`,
+    );
   }
   return new TesseraClient(base_url, await parseKeyFile(JSON.parse(text)));
 }
@@ -84,7 +86,8 @@ async function run(): Promise<number> {
     case 'founder': {
       const client = await founder();
       if (sub === 'apply' && argument) print(await client.signed('POST', '/enactment/apply', { motion_id: argument }));
-      else if (sub === 'resolve' && argument && values.reason) print(await client.signed('POST', '/enactment/resolve', { motion_id: argument, reason: values.reason }));
+      else if (sub === 'resolve' && argument && values.reason)
+        print(await client.signed('POST', '/enactment/resolve', { motion_id: argument, reason: values.reason }));
       else if (sub === 'dispatch') print(await client.signed('POST', '/enactment/dispatch', {}));
       else throw new Error('founder apply MOTION_ID | founder resolve MOTION_ID --reason R | founder dispatch');
       return 0;
@@ -103,7 +106,9 @@ function storeFolderOf(path: string): { store_dir: string; found: string } {
   if (existsSync(join(path, DATA_FILE))) return { store_dir: path, found: `a store folder (${DATA_FILE} in ${path})` };
   const inner = join(path, STORE_FOLDER);
   if (existsSync(join(inner, DATA_FILE))) return { store_dir: inner, found: `a data folder (its store in ${inner})` };
-  throw new Error(`${path} holds no store: neither ${join(path, DATA_FILE)} nor ${join(inner, DATA_FILE)} exists (nothing was created)`);
+  throw new Error(
+    `${path} holds no store: neither ${join(path, DATA_FILE)} nor ${join(inner, DATA_FILE)} exists (nothing was created)`,
+  );
 }
 
 /** Never writes: the store is checked in a child process, then opened read-only. */
@@ -114,7 +119,9 @@ async function replay(path: string): Promise<number> {
   if (!probe.ok) throw new Error(`${probe.file} ${probe.reason}`);
   const store = new LmdbStore(store_dir, { read_only: true });
   try {
-    const bar = process.stderr.isTTY ? new SingleBar({ format: '{step} {bar} {value}/{total}', stream: process.stderr }, Presets.shades_classic) : undefined;
+    const bar = process.stderr.isTTY
+      ? new SingleBar({ format: '{step} {bar} {value}/{total}', stream: process.stderr }, Presets.shades_classic)
+      : undefined;
     let step = '';
     const report = await verifyStore(store, {
       proofs: true,
@@ -122,7 +129,9 @@ async function replay(path: string): Promise<number> {
         if (progress.step !== step) {
           bar?.stop();
           step = progress.step;
-          bar?.start(progress.total, progress.done, { step: step === 'replay' ? 'replaying ticks' : 'checking proofs' });
+          bar?.start(progress.total, progress.done, {
+            step: step === 'replay' ? 'replaying ticks' : 'checking proofs',
+          });
         } else bar?.update(progress.done);
       },
     });
@@ -144,7 +153,9 @@ run().then(
   (code) => process.exit(code),
   (error) => {
     if (error instanceof TesseraError) print(error.body);
-    console.error(`tessera-operator: ${unreachable(error) ?? (error instanceof Error ? error.message : String(error))}`);
+    console.error(
+      `tessera-operator: ${unreachable(error) ?? (error instanceof Error ? error.message : String(error))}`,
+    );
     process.exit(1);
   },
 );

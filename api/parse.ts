@@ -4,7 +4,11 @@ import { ValidationError } from './refusal_error.js';
 import { validationItems } from './validation.js';
 
 /** Parses input with a schema or throws the 422 that names every bad field. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, loc_prefix: (string | number)[]): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  loc_prefix: (string | number)[],
+): z.output<S> {
   // Plain parsing keeps zod's fast path (passing options slows every parse); the
   // input is reported back only when the 422 is being written.
   const parsed = schema.safeParse(input);
@@ -23,7 +27,11 @@ export function canonicalOrThrow(value: unknown, loc_prefix: (string | number)[]
   } catch {
     const path = lonelySurrogatePath(value) ?? [];
     throw new ValidationError([
-      { loc: [...loc_prefix, ...path], msg: 'Text must be valid Unicode: a lone surrogate (\\ud800-\\udfff) has no canonical form', type: 'string_unicode' },
+      {
+        loc: [...loc_prefix, ...path],
+        msg: 'Text must be valid Unicode: a lone surrogate (\\ud800-\\udfff) has no canonical form',
+        type: 'string_unicode',
+      },
     ]);
   }
 }
@@ -42,7 +50,10 @@ function lonelySurrogatePath(value: unknown): (string | number)[] | undefined {
 }
 
 /** A query value as an integer: parsed strictly from its text, never guessed. */
-export const queryInt = z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').transform(Number);
+export const queryInt = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be a non-negative integer')
+  .transform(Number);
 
 /** A page size: 1..max, `fallback` when absent. */
 export function queryLimit(fallback: number, max: number) {

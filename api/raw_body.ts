@@ -20,7 +20,9 @@ export async function readRawBody(ctx: Context, bytes_max: number): Promise<Buff
       chunks.push(chunk as Buffer);
     }
   } catch {
-    throw new ValidationError([{ loc: ['body'], msg: 'The connection closed before the whole body arrived', type: 'body_incomplete' }]);
+    throw new ValidationError([
+      { loc: ['body'], msg: 'The connection closed before the whole body arrived', type: 'body_incomplete' },
+    ]);
   }
   return Buffer.concat(chunks);
 }

@@ -7,7 +7,9 @@ export function ledgerReaderOf(store: LmdbStore): LedgerReader {
 }
 
 /** What a view of the read catalogue sees, taken afresh for each request (a read or a tool call). */
-export function readContextOf(deps: Pick<AppDeps, 'engine' | 'store' | 'clock' | 'chunks' | 'started_at_ms'>): ReadContext {
+export function readContextOf(
+  deps: Pick<AppDeps, 'engine' | 'store' | 'clock' | 'chunks' | 'started_at_ms'>,
+): ReadContext {
   const { engine, store } = deps;
   return {
     state: engine.state,

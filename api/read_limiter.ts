@@ -59,6 +59,7 @@ export function securityHeaders(): Middleware {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     // A prefix test, not a media-type parse: this runs on every answer.
-    if (String(ctx.response.get('Content-Type')).startsWith('text/html')) ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    if (String(ctx.response.get('Content-Type')).startsWith('text/html'))
+      ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
   };
 }

@@ -16,8 +16,12 @@ export type ReadOverride = (ctx: Context, args: unknown) => void;
 
 /** The parameters of a read whose JSON type is a number, found once from its declared schema. */
 function numericArgs(read: ReadDefinition): Set<string> {
-  const schema = z.toJSONSchema(read.args, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { type?: unknown }> };
-  const numeric = Object.entries(schema.properties ?? {}).filter(([, property]) => property.type === 'integer' || property.type === 'number');
+  const schema = z.toJSONSchema(read.args, { io: 'input', unrepresentable: 'any' }) as {
+    properties?: Record<string, { type?: unknown }>;
+  };
+  const numeric = Object.entries(schema.properties ?? {}).filter(
+    ([, property]) => property.type === 'integer' || property.type === 'number',
+  );
   return new Set(numeric.map(([name]) => name));
 }
 

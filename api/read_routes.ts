@@ -8,8 +8,9 @@ import { parseOrThrow } from './parse.js';
 import { IMMUTABLE, type ReadOverride } from './read_mount.js';
 import { AGENT_ID_PATTERN, type Engine, type LedgerReader, isoAt } from '../engine/index.js';
 
-
-const NonceQuery = z.object({ agent: z.string().regex(AGENT_ID_PATTERN, 'must be an agent id: ag_ followed by 16 lowercase hex digits') });
+const NonceQuery = z.object({
+  agent: z.string().regex(AGENT_ID_PATTERN, 'must be an agent id: ag_ followed by 16 lowercase hex digits'),
+});
 
 interface ReadDeps {
   engine: Engine;

@@ -24,6 +24,9 @@ export function readToolsForRules() {
 }
 
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dropped, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _dropped, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }

@@ -17,12 +17,20 @@ abstract class AnswerError extends Error {
 
 /** Thrown by route code to answer with a refusal; the error middleware renders it. */
 export class RefusalError extends AnswerError {
-  constructor(readonly refusal: Refusal, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly refusal: Refusal,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(refusal.message);
   }
 
   static of(code: RefusalCode, message?: string, details?: Record<string, unknown>): RefusalError {
-    return new RefusalError({ ok: false, code, message: message ?? REFUSALS[code].message, ...(details ? { details } : {}) });
+    return new RefusalError({
+      ok: false,
+      code,
+      message: message ?? REFUSALS[code].message,
+      ...(details ? { details } : {}),
+    });
   }
 }
 

@@ -57,7 +57,10 @@ const SET_COOKIE = {
 const LOCATION = { Location: { description: 'The checkout URL', schema: { type: 'string', format: 'uri' } } };
 const NO_STORE = { 'Cache-Control': { description: 'no-store: a nonce is never cached', schema: { type: 'string' } } };
 
-const AgentId = z.string().regex(/^ag_[0-9a-f]{16}$/).describe('An agent id: ag_ and 16 lowercase hex digits');
+const AgentId = z
+  .string()
+  .regex(/^ag_[0-9a-f]{16}$/)
+  .describe('An agent id: ag_ and 16 lowercase hex digits');
 const BeforeId = z.int().min(0).optional();
 
 interface PageOptions {
@@ -181,7 +184,8 @@ const AgentRules = z.looseObject({
     canonical_body: z.string(),
   }),
   proof_of_machine: z.looseObject({
-    acts: z.array(z.string()), deadline_ms: z.int(),
+    acts: z.array(z.string()),
+    deadline_ms: z.int(),
     kinds: z.record(z.string(), z.string()),
   }),
   limits: z.record(z.string(), z.union([z.string(), z.int()])),
@@ -242,7 +246,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     path: '/api/v1/membership/status',
     summary: "The signer's own membership and payment state",
     signed: { by: 'agent', body: 'empty' },
-    answers: [json(MembershipStatus, 'The signer\'s membership')],
+    answers: [json(MembershipStatus, "The signer's membership")],
   },
   {
     method: 'POST',
@@ -268,7 +272,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   page('/', 'The front page'),
   page('/society', 'The society: members, law, ledger head'),
   page('/for-agents', 'How an agent joins and acts'),
-  page('/health-page', 'The service\'s health, for people'),
+  page('/health-page', "The service's health, for people"),
   page('/charter', 'The charter in force'),
   page('/prohibitions', 'The prohibitions and the P0 list'),
   page('/modules/{module_id}', 'A module, enabled or retired (a retired one shows its archive)', {
@@ -309,7 +313,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   {
     method: 'GET',
     path: '/treasury/observer/checkout',
-    summary: 'Goes to the processor\'s observer checkout',
+    summary: "Goes to the processor's observer checkout",
     answers: [{ status: 303, media_type: TEXT_HTML, description: 'A redirect to the checkout', headers: LOCATION }],
     refusals: PROCESSOR_CODES,
   },
@@ -356,7 +360,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   markdown('/aether.md', 'The Aether'),
   markdown('/ledger.md', 'The latest ledger entries'),
   markdown('/treasury.md', 'The treasury'),
-  markdown('/health-page.md', 'The service\'s health'),
+  markdown('/health-page.md', "The service's health"),
   markdown('/charter.md', 'The charter in force'),
   markdown('/prohibitions.md', 'The prohibitions'),
   text('/chronicle.rss', 'The chronicle as an RSS feed', 'application/rss+xml'),
@@ -364,8 +368,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   text('/sitemap.xml', 'Every page, each motion and agent included', 'application/xml'),
   text('/llms.txt', 'Where an agent starts, as Markdown (served as text/plain)', TEXT_PLAIN),
   text('/metrics', 'Prometheus metrics (text exposition format)', TEXT_PLAIN),
-  text('/assets/site.css', 'The pages\' style sheet', 'text/css'),
-  text('/assets/map.js', 'The world map\'s script', 'text/javascript'),
+  text('/assets/site.css', "The pages' style sheet", 'text/css'),
+  text('/assets/map.js', "The world map's script", 'text/javascript'),
   {
     method: 'GET',
     path: '/.well-known/agent-rules.json',
@@ -410,6 +414,6 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     path: '/operator/restore-drill',
     summary: 'Rehearses a restore of the newest usable backup (the Founder key)',
     signed: { by: 'founder', body: 'empty' },
-    answers: [json(DrillOutcome, 'The drill\'s outcome, recorded on the ledger as restore_drill')],
+    answers: [json(DrillOutcome, "The drill's outcome, recorded on the ledger as restore_drill")],
   },
 ];

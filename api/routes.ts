@@ -58,7 +58,11 @@ export class Routes {
 
   /** Every route as registered: its method, its pattern, and whether it reads its own raw body. */
   listing(): { method: string; pattern: string; raw_body: boolean }[] {
-    return [...this.by_key].map(([key, route]) => ({ method: key.slice(0, key.indexOf(' ')), pattern: route.pattern, raw_body: key.startsWith('POST ') && !route.json_body }));
+    return [...this.by_key].map(([key, route]) => ({
+      method: key.slice(0, key.indexOf(' ')),
+      pattern: route.pattern,
+      raw_body: key.startsWith('POST ') && !route.json_body,
+    }));
   }
 
   /** The Koa middleware that dispatches; no route may be added after it is made. */
@@ -67,12 +71,15 @@ export class Routes {
     this.tree.compile();
     return (ctx, next) => {
       const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-      const found = methods_served.includes(method as HTTPMethod) ? this.tree.find(method as HTTPMethod, ctx.path) : null;
+      const found = methods_served.includes(method as HTTPMethod)
+        ? this.tree.find(method as HTTPMethod, ctx.path)
+        : null;
       if (!found) return this.unrouted(ctx);
       const route = found.store as Route;
       ctx.params = found.params as Record<string, string>;
       ctx.route_pattern = route.pattern;
-      route.run ??= route.handlers.length === 1 ? (route.handlers[0] as Middleware) : compose(route.handlers as Middleware[]);
+      route.run ??=
+        route.handlers.length === 1 ? (route.handlers[0] as Middleware) : compose(route.handlers as Middleware[]);
       // A chain whose last handler passes on found nothing to answer with.
       return route.run(ctx, () => Promise.reject(notFound(ctx)));
     };
@@ -84,11 +91,16 @@ export class Routes {
     const key = `${method} ${path}`;
     const existing = this.by_key.get(key);
     if (existing) {
-      if (existing.json_body !== json_body) throw new Error(`route ${key} registered both with and without a parsed body`);
+      if (existing.json_body !== json_body)
+        throw new Error(`route ${key} registered both with and without a parsed body`);
       existing.handlers.push(...handlers);
       return;
     }
-    const route: Route = { pattern: path, json_body, handlers: json_body ? [this.json_body as RouteHandler, ...handlers] : [...handlers] };
+    const route: Route = {
+      pattern: path,
+      json_body,
+      handlers: json_body ? [this.json_body as RouteHandler, ...handlers] : [...handlers],
+    };
     this.by_key.set(key, route);
     this.tree.on(method, path, () => undefined, route);
   }
@@ -98,6 +110,13 @@ export class Routes {
     const allowed = methods_served.filter((method) => this.tree.find(method, ctx.path) !== null);
     if (allowed.length === 0) throw notFound(ctx);
     if (allowed.includes('GET')) allowed.push('HEAD');
-    throw new RefusalError({ ok: false, code: 'METHOD_NOT_ALLOWED', message: `${ctx.method} is not served at ${ctx.path}; use ${allowed.join(', ')}.` }, { Allow: allowed.join(', ') });
+    throw new RefusalError(
+      {
+        ok: false,
+        code: 'METHOD_NOT_ALLOWED',
+        message: `${ctx.method} is not served at ${ctx.path}; use ${allowed.join(', ')}.`,
+      },
+      { Allow: allowed.join(', ') },
+    );
   }
 }

@@ -104,9 +104,24 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const processor = config.payments ? new Processor(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
-  const operations = new Operations(engine, store, { data_dir: config.data_dir, backup_every_seconds: config.backup_every_seconds, backups_kept: config.backups_kept }, clock, log);
+  const operations = new Operations(
+    engine,
+    store,
+    { data_dir: config.data_dir, backup_every_seconds: config.backup_every_seconds, backups_kept: config.backups_kept },
+    clock,
+    log,
+  );
   const app = createApp({
-    engine, processor, store, nonces, chunks, clock, operations, metrics, log, report,
+    engine,
+    processor,
+    store,
+    nonces,
+    chunks,
+    clock,
+    operations,
+    metrics,
+    log,
+    report,
     cookie_secret: cookieSecret(config),
     read_limits: config.read_limits,
     registration_limits: config.registration_limits,

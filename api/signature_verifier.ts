@@ -33,7 +33,8 @@ export class SignatureVerifier {
     let cached: CachedKey;
     try {
       cached = this.cachedKey(pubkey);
-      if (!verify(null, Buffer.from(message, 'utf8'), cached.key, Buffer.from(signature, 'base64url'))) return 'invalid';
+      if (!verify(null, Buffer.from(message, 'utf8'), cached.key, Buffer.from(signature, 'base64url')))
+        return 'invalid';
     } catch {
       return 'invalid';
     }

@@ -18,7 +18,15 @@ export interface StoreVerifyOptions {
 }
 
 export type StoreVerification =
-  | { ok: true; entries_checked: number; proofs_checked: boolean; ticks: number; head: LedgerHead; state_hash: string; state: SocietyState }
+  | {
+      ok: true;
+      entries_checked: number;
+      proofs_checked: boolean;
+      ticks: number;
+      head: LedgerHead;
+      state_hash: string;
+      state: SocietyState;
+    }
   | { ok: false; first_bad_seq: number; reason: string };
 
 /**
@@ -34,25 +42,49 @@ export async function verifyStore(store: EngineStore, options: StoreVerifyOption
   let state: SocietyState | undefined;
   let failure: { first_bad_seq: number; reason: string } | undefined;
   try {
-    state = recoverState(store, { use_snapshot: false, on_tick: (tick, last_tick) => options.on_progress?.({ step: 'replay', done: tick, total: last_tick }) });
+    state = recoverState(store, {
+      use_snapshot: false,
+      on_tick: (tick, last_tick) => options.on_progress?.({ step: 'replay', done: tick, total: last_tick }),
+    });
   } catch (error) {
     if (!(error instanceof StoreIntegrityError)) throw error;
     failure = { first_bad_seq: error.seq, reason: error.reason };
   }
   if (options.proofs) {
-    const problem = await firstProofProblem(store, failure?.first_bad_seq ?? Number.MAX_SAFE_INTEGER, options.on_progress);
-    if (problem && (!failure || problem.seq < failure.first_bad_seq)) failure = { first_bad_seq: problem.seq, reason: problem.reason };
+    const problem = await firstProofProblem(
+      store,
+      failure?.first_bad_seq ?? Number.MAX_SAFE_INTEGER,
+      options.on_progress,
+    );
+    if (problem && (!failure || problem.seq < failure.first_bad_seq))
+      failure = { first_bad_seq: problem.seq, reason: problem.reason };
   }
   if (failure || !state) return { ok: false, ...(failure ?? { first_bad_seq: 1, reason: 'the store did not replay' }) };
-  return { ok: true, entries_checked: state.ledger_head.seq, proofs_checked: options.proofs, ticks: state.tick, head: { ...state.ledger_head }, state_hash: stateHash(state), state };
+  return {
+    ok: true,
+    entries_checked: state.ledger_head.seq,
+    proofs_checked: options.proofs,
+    ticks: state.tick,
+    head: { ...state.ledger_head },
+    state_hash: stateHash(state),
+    state,
+  };
 }
 
 const PROGRESS_EVERY_ENTRIES = 1000;
 
 /** The verifier's recipe over stored entries before `before_seq`; the first problem, if any. */
-export async function firstProofProblem(store: EngineStore, before_seq: number, on_progress: StoreVerifyOptions['on_progress']): Promise<{ seq: number; reason: string } | undefined> {
+export async function firstProofProblem(
+  store: EngineStore,
+  before_seq: number,
+  on_progress: StoreVerifyOptions['on_progress'],
+): Promise<{ seq: number; reason: string } | undefined> {
   const signatures = new SignatureVerifier();
-  const checker = new LedgerChecker({ sha256Hex, verifySignature: (key, text, signature) => signatures.verify(key, text, signature), isPrimeOrderKey });
+  const checker = new LedgerChecker({
+    sha256Hex,
+    verifySignature: (key, text, signature) => signatures.verify(key, text, signature),
+    isPrimeOrderKey,
+  });
   const total = store.ledgerHead().seq;
   for (const { seq, json } of store.ledgerEntries(1)) {
     if (seq >= before_seq) break;

@@ -47,9 +47,16 @@ export class TokenBuckets {
       bucket = { tokens: this.rate.burst, at_ms: now };
       this.buckets.set(key, bucket);
     }
-    bucket.tokens = Math.min(this.rate.burst, bucket.tokens + (Math.max(0, now - bucket.at_ms) / 1000) * this.rate.tokens_per_second);
+    bucket.tokens = Math.min(
+      this.rate.burst,
+      bucket.tokens + (Math.max(0, now - bucket.at_ms) / 1000) * this.rate.tokens_per_second,
+    );
     bucket.at_ms = now;
-    if (bucket.tokens < 1) return { granted: false, retry_after_seconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate.tokens_per_second)) };
+    if (bucket.tokens < 1)
+      return {
+        granted: false,
+        retry_after_seconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate.tokens_per_second)),
+      };
     bucket.tokens -= 1;
     return GRANTED;
   }

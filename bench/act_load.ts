@@ -25,8 +25,21 @@ export interface ActLoadTarget {
 }
 
 /** One load of signed acts from the generator process (bench/signed_load_client.ts) against one server. */
-export async function actLoad(target: ActLoadTarget, mode: NonceMode, seconds: number, concurrency: number): Promise<ActLoadResult> {
-  const args = [here('./signed_load_client.js'), target.url, target.agents_file, String(seconds), String(concurrency), target.motion_id, mode];
+export async function actLoad(
+  target: ActLoadTarget,
+  mode: NonceMode,
+  seconds: number,
+  concurrency: number,
+): Promise<ActLoadResult> {
+  const args = [
+    here('./signed_load_client.js'),
+    target.url,
+    target.agents_file,
+    String(seconds),
+    String(concurrency),
+    target.motion_id,
+    mode,
+  ];
   const { stdout, server_cpu_ms } = await generatorRun(args, target.pid);
   const result = JSON.parse(stdout) as Omit<ActLoadResult, 'server_cpu_us_per_act'>;
   return { ...result, server_cpu_us_per_act: (server_cpu_ms * 1000) / result.acts };

@@ -14,7 +14,17 @@ import { freshPubkey, registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
 
 function history(count: number): AetherMessage[] {
-  return Array.from({ length: count }, (_, i) => ({ message_id: i + 1, agent_id: 'ag_0123456789abcdef', x: 1024, y: 1024, scope: 'auto', route: 'global', body: `message ${i} with https://example.org/${i}`, at_ms: i, publish_at_ms: i }));
+  return Array.from({ length: count }, (_, i) => ({
+    message_id: i + 1,
+    agent_id: 'ag_0123456789abcdef',
+    x: 1024,
+    y: 1024,
+    scope: 'auto',
+    route: 'global',
+    body: `message ${i} with https://example.org/${i}`,
+    at_ms: i,
+    publish_at_ms: i,
+  }));
 }
 
 /** A since_id read of the newest 50 messages of a 100,000-message history, against the same read of a 1,000-message one. */
@@ -23,8 +33,16 @@ export async function benchFeed(): Promise<{ large: number; small: number }> {
   const small = history(1_000);
   const rates = await opsPerSecond(
     [
-      { name: 'large', ops_per_call: 1, fn: () => feedPage(large, large.length - 50, 50, Number.MAX_SAFE_INTEGER).map(messageView) },
-      { name: 'small', ops_per_call: 1, fn: () => feedPage(small, small.length - 50, 50, Number.MAX_SAFE_INTEGER).map(messageView) },
+      {
+        name: 'large',
+        ops_per_call: 1,
+        fn: () => feedPage(large, large.length - 50, 50, Number.MAX_SAFE_INTEGER).map(messageView),
+      },
+      {
+        name: 'small',
+        ops_per_call: 1,
+        fn: () => feedPage(small, small.length - 50, 50, Number.MAX_SAFE_INTEGER).map(messageView),
+      },
     ],
     1000,
   );
@@ -38,11 +56,21 @@ export async function benchSends(sender_count = 2048): Promise<{ engine: number;
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-aether-'));
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
-  const engine = await Engine.open(store, { founder_pubkey: freshPubkey(), params: { aether_messages_per_minute_max: 1000, pom_deadline_ms: 60_000 } }, { clock: () => (now += 1) });
+  const engine = await Engine.open(
+    store,
+    { founder_pubkey: freshPubkey(), params: { aether_messages_per_minute_max: 1000, pom_deadline_ms: 60_000 } },
+    { clock: () => (now += 1) },
+  );
   const bare = new BareLedger(dir);
   try {
     const ids = await registerMembers(engine, sender_count, 'speaker');
-    const proof = { method: 'POST', path: '/api/v1/act', nonce: '', body: '', signature: randomBytes(64).toString('base64url') };
+    const proof = {
+      method: 'POST',
+      path: '/api/v1/act',
+      nonce: '',
+      body: '',
+      signature: randomBytes(64).toString('base64url'),
+    };
     let cursor = 0;
     let batch: Submission[] = [];
     // Untimed: each sender asks for its challenge; the timed part answers it with the send.
@@ -52,7 +80,17 @@ export async function benchSends(sender_count = 2048): Promise<{ engine: number;
       batch = senders.map((actor, i) => {
         const { challenge_id, puzzle_solution } = answers[i]!;
         const body = `a message from ${actor}`;
-        return { act: 'aether_send', actor, payload: { body, scope: 'auto', route: 'global' }, pom: { challenge_id, puzzle_solution }, proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body: `{"act":"aether_send","challenge_id":"${challenge_id}","payload":{"body":"${body}","route":"global","scope":"auto"},"puzzle_solution":"${puzzle_solution}"}` } };
+        return {
+          act: 'aether_send',
+          actor,
+          payload: { body, scope: 'auto', route: 'global' },
+          pom: { challenge_id, puzzle_solution },
+          proof: {
+            ...proof,
+            nonce: randomBytes(18).toString('base64url'),
+            body: `{"act":"aether_send","challenge_id":"${challenge_id}","payload":{"body":"${body}","route":"global","scope":"auto"},"puzzle_solution":"${puzzle_solution}"}`,
+          },
+        };
       });
     };
     let bare_entries: string[] = [];
@@ -61,7 +99,21 @@ export async function benchSends(sender_count = 2048): Promise<{ engine: number;
       bare_entries = Array.from({ length: sends_per_call }, (_, index) => {
         const actor = ids[index]!;
         const body = `{"act":"aether_send","challenge_id":"pom-${index}","payload":{"body":"a message from ${actor}","route":"global","scope":"auto"},"puzzle_solution":"${randomBytes(32).toString('hex')}"}`;
-        return chainEntry({ seq: index, hash: '0'.repeat(64) }, now, { event_type: 'aether_sent', actor, data: { agent_id: actor, message_id: index + 1, publish_at: '2026-11-21T10:00:00.000+00:00', route: 'global' } }, { ...proof, nonce: randomBytes(18).toString('base64url'), body }).json;
+        return chainEntry(
+          { seq: index, hash: '0'.repeat(64) },
+          now,
+          {
+            event_type: 'aether_sent',
+            actor,
+            data: {
+              agent_id: actor,
+              message_id: index + 1,
+              publish_at: '2026-11-21T10:00:00.000+00:00',
+              route: 'global',
+            },
+          },
+          { ...proof, nonce: randomBytes(18).toString('base64url'), body },
+        ).json;
       });
     };
     const rates = await opsPerSecond([

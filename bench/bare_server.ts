@@ -9,7 +9,9 @@ let input = '';
 process.stdin.on('data', (chunk) => (input += chunk));
 process.stdin.on('end', () => {
   const fixtures = JSON.parse(input) as Record<string, { type: string; body_base64: string; etag?: string }>;
-  const bodies = new Map(Object.entries(fixtures).map(([path, f]) => [path, { ...f, body: Buffer.from(f.body_base64, 'base64') }]));
+  const bodies = new Map(
+    Object.entries(fixtures).map(([path, f]) => [path, { ...f, body: Buffer.from(f.body_base64, 'base64') }]),
+  );
   const server = createServer((req, res) => {
     const fixture = bodies.get(req.url!);
     if (!fixture) {

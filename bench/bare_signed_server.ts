@@ -9,7 +9,9 @@ import canonicalizeJson from 'canonicalize';
  * KeyObject and hands over a next nonce. No engine, no store. Prints its port.
  */
 const agents = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { agent_id: string; jwk: { x: string } }[];
-const keys = new Map<string, KeyObject>(agents.map((a) => [a.agent_id, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: a.jwk.x }, format: 'jwk' })]));
+const keys = new Map<string, KeyObject>(
+  agents.map((a) => [a.agent_id, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: a.jwk.x }, format: 'jwk' })]),
+);
 
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url!.startsWith('/api/v1/nonce')) {
@@ -29,9 +31,18 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const agent_id = String(req.headers['x-agent-id']);
     const canonical = canonicalizeJson(JSON.parse(body))!;
-    const text = ['society-sig-v1', req.method, req.url, agent_id, String(req.headers['x-nonce']), createHash('sha256').update(canonical).digest('hex')].join('\n');
+    const text = [
+      'society-sig-v1',
+      req.method,
+      req.url,
+      agent_id,
+      String(req.headers['x-nonce']),
+      createHash('sha256').update(canonical).digest('hex'),
+    ].join('\n');
     const key = keys.get(agent_id);
-    const ok = key !== undefined && verify(null, Buffer.from(text), key, Buffer.from(String(req.headers['x-signature']), 'base64url'));
+    const ok =
+      key !== undefined &&
+      verify(null, Buffer.from(text), key, Buffer.from(String(req.headers['x-signature']), 'base64url'));
     res.statusCode = ok ? 200 : 401;
     res.setHeader('content-type', 'application/json');
     if (ok) res.setHeader('x-next-nonce', randomBytes(18).toString('base64url'));

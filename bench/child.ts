@@ -6,7 +6,10 @@ import { promisify } from 'node:util';
 /** The first JSON line a child process prints (its address, its port, its result). */
 export function firstJsonLine(child: ChildProcess): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => line.startsWith('{') && resolve(JSON.parse(line) as Record<string, unknown>));
+    createInterface({ input: child.stdout! }).on(
+      'line',
+      (line) => line.startsWith('{') && resolve(JSON.parse(line) as Record<string, unknown>),
+    );
     child.once('exit', (code) => reject(new Error(`child exited ${code}`)));
   });
 }
@@ -32,7 +35,10 @@ const CLOCK_TICKS_PER_SECOND = 100;
  * Runs a load generator (`node <args>`) in its own process, so it does not share the
  * loaded server's thread; its output, and the CPU time the server spent meanwhile.
  */
-export async function generatorRun(args: string[], server_pid: number): Promise<{ stdout: string; server_cpu_ms: number }> {
+export async function generatorRun(
+  args: string[],
+  server_pid: number,
+): Promise<{ stdout: string; server_cpu_ms: number }> {
   const cpu_before_ms = processCpuMs(server_pid) ?? Number.NaN;
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
   return { stdout, server_cpu_ms: (processCpuMs(server_pid) ?? Number.NaN) - cpu_before_ms };

@@ -15,15 +15,29 @@ import { SigningMember } from './signing_member.js';
  * drill (restore the backup in a scratch folder, replay the live log after it, compare,
  * verify every proof), beside a full replay of the whole log from nothing. Seconds for each.
  */
-export async function benchDrill(entries_target = 1_000_000): Promise<{ drill_seconds: number; full_replay_seconds: number; entries: number; outcome: string }> {
+export async function benchDrill(
+  entries_target = 1_000_000,
+): Promise<{ drill_seconds: number; full_replay_seconds: number; entries: number; outcome: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-drill-'));
   const store = new LmdbStore(join(dir, 'store'));
   let now = Date.parse('2026-11-21T10:00:00Z');
-  const engine = await Engine.open(store, { founder_pubkey: freshPubkey() }, { clock: () => (now += 1), snapshot_every_ticks: 40 });
+  const engine = await Engine.open(
+    store,
+    { founder_pubkey: freshPubkey() },
+    { clock: () => (now += 1), snapshot_every_ticks: 40 },
+  );
   try {
     // Signed for real: the drill checks every member entry's proof, as it would on a society grown over HTTP.
-    const signers = Array.from({ length: 1024 }, () => ({ member: new SigningMember(), backups: [freshPubkey(), freshPubkey()] as const }));
-    if (!(await Promise.all(signers.map(({ member }, i) => engine.submit(member.register(`m-${i}`))))).every((outcome) => outcome.ok)) throw new Error('bench registration refused');
+    const signers = Array.from({ length: 1024 }, () => ({
+      member: new SigningMember(),
+      backups: [freshPubkey(), freshPubkey()] as const,
+    }));
+    if (
+      !(await Promise.all(signers.map(({ member }, i) => engine.submit(member.register(`m-${i}`))))).every(
+        (outcome) => outcome.ok,
+      )
+    )
+      throw new Error('bench registration refused');
     let backed_up = false;
     for (let round = 0; engine.state.ledger_head.seq < entries_target; round++) {
       // Each member swaps between two backup keys of its own, so no key is ever taken by another.

@@ -25,31 +25,70 @@ function readTally(motion: Motion) {
  * one open motion, beside the bare limit of the same entries; and the cost of reading
  * the tally on a motion with few revisions against one with hundreds of thousands.
  */
-export async function benchVotes(member_count = 10_000): Promise<{ engine: number; bare: number; tally_few: number; tally_many: number }> {
+export async function benchVotes(
+  member_count = 10_000,
+): Promise<{ engine: number; bare: number; tally_few: number; tally_many: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-votes-'));
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
-  const engine = await Engine.open(store, { founder_pubkey: freshPubkey(), params: { voting_window_seconds: 30 * 86_400 } }, { clock: () => (now += 1) });
+  const engine = await Engine.open(
+    store,
+    { founder_pubkey: freshPubkey(), params: { voting_window_seconds: 30 * 86_400 } },
+    { clock: () => (now += 1) },
+  );
   const bare = new BareLedger(dir);
   try {
     const ids = await registerMembers(engine, member_count, 'voter');
-    const filed = await engine.submit({ act: 'motion_propose', actor: ids[0]!, payload: { title: 'The bench motion', body: '', changes: [] }, pom: await pomAnswer(engine, ids[0]!, 'motion_propose') });
+    const filed = await engine.submit({
+      act: 'motion_propose',
+      actor: ids[0]!,
+      payload: { title: 'The bench motion', body: '', changes: [] },
+      pom: await pomAnswer(engine, ids[0]!, 'motion_propose'),
+    });
     if (!filed.ok) throw new Error(`filing refused: ${filed.code}`);
     const motion_id = filed.result.motion_id as string;
-    const small = await engine.submit({ act: 'motion_propose', actor: ids[1]!, payload: { title: 'A quiet motion', body: '', changes: [] }, pom: await pomAnswer(engine, ids[1]!, 'motion_propose') });
+    const small = await engine.submit({
+      act: 'motion_propose',
+      actor: ids[1]!,
+      payload: { title: 'A quiet motion', body: '', changes: [] },
+      pom: await pomAnswer(engine, ids[1]!, 'motion_propose'),
+    });
     if (!small.ok) throw new Error(`filing refused: ${small.code}`);
     const quiet_id = small.result.motion_id as string;
-    for (const [author, id] of [[ids[0]!, motion_id], [ids[1]!, quiet_id]] as const) await engine.submit({ act: 'motion_open', actor: author, payload: { motion_id: id } });
-    await Promise.all(ids.slice(0, 10).map((id) => engine.submit({ act: 'vote_cast', actor: id, payload: { motion_id: quiet_id, choice: 'aye' } })));
+    for (const [author, id] of [
+      [ids[0]!, motion_id],
+      [ids[1]!, quiet_id],
+    ] as const)
+      await engine.submit({ act: 'motion_open', actor: author, payload: { motion_id: id } });
+    await Promise.all(
+      ids
+        .slice(0, 10)
+        .map((id) => engine.submit({ act: 'vote_cast', actor: id, payload: { motion_id: quiet_id, choice: 'aye' } })),
+    );
 
-    const proof = { method: 'POST', path: '/api/v1/act', nonce: '', body: '', signature: randomBytes(64).toString('base64url') };
+    const proof = {
+      method: 'POST',
+      path: '/api/v1/act',
+      nonce: '',
+      body: '',
+      signature: randomBytes(64).toString('base64url'),
+    };
     let cursor = 0;
     let batch: Submission[] = [];
     const prepare = () => {
       batch = Array.from({ length: votes_per_call }, () => {
         const actor = ids[cursor % ids.length]!;
         const choice = choices[cursor++ % 3]!;
-        return { act: 'vote_cast', actor, payload: { motion_id, choice }, proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body: `{"act":"vote_cast","challenge_id":null,"payload":{"choice":"${choice}","motion_id":"${motion_id}"},"puzzle_solution":null}` } };
+        return {
+          act: 'vote_cast',
+          actor,
+          payload: { motion_id, choice },
+          proof: {
+            ...proof,
+            nonce: randomBytes(18).toString('base64url'),
+            body: `{"act":"vote_cast","challenge_id":null,"payload":{"choice":"${choice}","motion_id":"${motion_id}"},"puzzle_solution":null}`,
+          },
+        };
       });
     };
     let bare_entries: string[] = [];
@@ -57,7 +96,16 @@ export async function benchVotes(member_count = 10_000): Promise<{ engine: numbe
       prepare();
       bare_entries = batch.map((vote, index) => {
         const { choice } = vote.payload as { choice: string };
-        return chainEntry({ seq: index, hash: '0'.repeat(64) }, now, { event_type: 'vote_cast', actor: vote.actor, data: { agent_id: vote.actor, choice, motion_id, revision: 3 } }, vote.proof).json;
+        return chainEntry(
+          { seq: index, hash: '0'.repeat(64) },
+          now,
+          {
+            event_type: 'vote_cast',
+            actor: vote.actor,
+            data: { agent_id: vote.actor, choice, motion_id, revision: 3 },
+          },
+          vote.proof,
+        ).json;
       });
     };
     const rates = await opsPerSecond([

@@ -13,7 +13,6 @@ import { freshPubkey, registerMembers } from './members.js';
 const batch_size = 1024;
 const agents_count = 1000;
 
-
 /**
  * Durable ledger appends through the whole engine (apply, JCS, SHA-256, log record,
  * spent nonces, one LMDB commit per tick) beside the bare limit: SHA-256 of the
@@ -26,7 +25,13 @@ export async function benchLedgerAppend(): Promise<{ engine: number; bare: numbe
   const engine = await Engine.open(store, { founder_pubkey: freshPubkey() }, { clock: () => (now += 1) });
   const actors = await registerMembers(engine, agents_count, 'bench');
 
-  const proof = { method: 'POST', path: '/api/v1/keys/backup', nonce: randomBytes(18).toString('base64url'), body: '', signature: randomBytes(64).toString('base64url') };
+  const proof = {
+    method: 'POST',
+    path: '/api/v1/keys/backup',
+    nonce: randomBytes(18).toString('base64url'),
+    body: '',
+    signature: randomBytes(64).toString('base64url'),
+  };
   // Each member swaps between two backup keys of its own: the row measures the append, not the judging of a
   // new key (measured on its own row), which a fresh key in every act would add to it.
   const backup_keys = actors.map(() => [freshPubkey(), freshPubkey()] as const);
@@ -52,7 +57,11 @@ export async function benchLedgerAppend(): Promise<{ engine: number; bare: numbe
   const prepareBareBatch = () => {
     prepareEngineBatch();
     bare_entries = batch.map((submission, index) => {
-      const event = { event_type: 'key_backup_registered', actor: submission.actor, data: { agent_id: submission.actor, ...(submission.payload as object), replaced_backup_pubkey: null } };
+      const event = {
+        event_type: 'key_backup_registered',
+        actor: submission.actor,
+        data: { agent_id: submission.actor, ...(submission.payload as object), replaced_backup_pubkey: null },
+      };
       return chainEntry({ seq: index, hash: '0'.repeat(64) }, now, event, submission.proof).json;
     });
   };

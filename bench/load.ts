@@ -26,11 +26,25 @@ export interface ReadComparison {
   bare_cpu_us: number;
 }
 
-async function load(base: string, pid: number, path: string, seconds: number, etag?: string): Promise<{ rps: number; cpu_us: number }> {
-  const { stdout, server_cpu_ms } = await generatorRun([here('./load_client.js'), base, path, String(seconds), '16', ...(etag ? [etag] : [])], pid);
-  const { rps, requests, statuses } = JSON.parse(stdout) as { rps: number; requests: number; statuses: Record<string, number> };
+async function load(
+  base: string,
+  pid: number,
+  path: string,
+  seconds: number,
+  etag?: string,
+): Promise<{ rps: number; cpu_us: number }> {
+  const { stdout, server_cpu_ms } = await generatorRun(
+    [here('./load_client.js'), base, path, String(seconds), '16', ...(etag ? [etag] : [])],
+    pid,
+  );
+  const { rps, requests, statuses } = JSON.parse(stdout) as {
+    rps: number;
+    requests: number;
+    statuses: Record<string, number>;
+  };
   const expected = etag ? '304' : '200';
-  if (Object.keys(statuses).some((status) => status !== expected)) throw new Error(`GET ${path} answered ${JSON.stringify(statuses)} under load, not only ${expected}`);
+  if (Object.keys(statuses).some((status) => status !== expected))
+    throw new Error(`GET ${path} answered ${JSON.stringify(statuses)} under load, not only ${expected}`);
   return { rps, cpu_us: (server_cpu_ms * 1000) / requests };
 }
 
@@ -40,14 +54,25 @@ async function load(base: string, pid: number, path: string, seconds: number, et
  * (and 304 to a matching If-None-Match), and both take the same load from a generator
  * in another process, one target after the other. Requests/s per target, both sides.
  */
-export async function compareReads(base: string, server_pid: number, targets: ReadTarget[], seconds = 3): Promise<Record<string, ReadComparison>> {
+export async function compareReads(
+  base: string,
+  server_pid: number,
+  targets: ReadTarget[],
+  seconds = 3,
+): Promise<Record<string, ReadComparison>> {
   const fixtures: Record<string, { type: string; body_base64: string; etag?: string }> = {};
   for (const { path } of targets) {
     const response = await fetch(base + path);
     if (!response.ok) throw new Error(`read target ${path} answered ${response.status}`);
-    fixtures[path] = { type: response.headers.get('content-type')!, body_base64: Buffer.from(await response.arrayBuffer()).toString('base64'), ...(response.headers.get('etag') ? { etag: response.headers.get('etag')! } : {}) };
+    fixtures[path] = {
+      type: response.headers.get('content-type')!,
+      body_base64: Buffer.from(await response.arrayBuffer()).toString('base64'),
+      ...(response.headers.get('etag') ? { etag: response.headers.get('etag')! } : {}),
+    };
   }
-  const bare: ChildProcess = spawn(process.execPath, [here('./bare_server.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const bare: ChildProcess = spawn(process.execPath, [here('./bare_server.js')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   try {
     bare.stdin!.end(JSON.stringify(fixtures));
     const bare_base = `http://127.0.0.1:${(await firstJsonLine(bare)).port as number}`;
@@ -57,7 +82,12 @@ export async function compareReads(base: string, server_pid: number, targets: Re
       if (revalidate && !etag) throw new Error(`read target ${path} has no ETag to revalidate`);
       const server = await load(base, server_pid, path, seconds, etag);
       const ceiling = await load(bare_base, bare.pid!, path, seconds, etag);
-      results[readLabel({ path, revalidate })] = { server: server.rps, bare: ceiling.rps, server_cpu_us: server.cpu_us, bare_cpu_us: ceiling.cpu_us };
+      results[readLabel({ path, revalidate })] = {
+        server: server.rps,
+        bare: ceiling.rps,
+        server_cpu_us: server.cpu_us,
+        bare_cpu_us: ceiling.cpu_us,
+      };
     }
     return results;
   } finally {
@@ -66,7 +96,11 @@ export async function compareReads(base: string, server_pid: number, targets: Re
 }
 
 /** The reads of npm run bench's table: the front page, a Markdown page, a chunk answering 304. */
-export const READ_ROWS: ReadTarget[] = [{ path: '/' }, { path: '/world.md' }, { path: '/api/v1/world/chunk/16/16', revalidate: true }];
+export const READ_ROWS: ReadTarget[] = [
+  { path: '/' },
+  { path: '/world.md' },
+  { path: '/api/v1/world/chunk/16/16', revalidate: true },
+];
 
 /**
  * The read rows of npm run bench: the real server (embedded store, fresh society)
@@ -74,7 +108,10 @@ export const READ_ROWS: ReadTarget[] = [{ path: '/' }, { path: '/world.md' }, { 
  */
 export async function benchReads(): Promise<Record<string, ReadComparison>> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-load-'));
-  const server = spawn(process.execPath, [here('../api/main.js')], { env: { ...process.env, DATA_DIR: dir, PORT: '0', READS_PER_SECOND: '1000000', READ_BURST: '1000000' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [here('../api/main.js')], {
+    env: { ...process.env, DATA_DIR: dir, PORT: '0', READS_PER_SECOND: '1000000', READ_BURST: '1000000' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const base = (await firstJsonLine(server)).listening as string;
     return await compareReads(base, server.pid!, READ_ROWS);

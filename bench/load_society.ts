@@ -44,7 +44,11 @@ const GENESIS = { params: { ap_at_registration: 1_000_000, ap_cap: 1_000_000, vo
  * entries at engine speed, not HTTP speed), then served again. The loaders are real
  * key pairs; the other members have well-formed keys nobody signs with.
  */
-export async function startLoadSociety(loaders_count: number, size: SocietySize, profile_dir?: string): Promise<LoadSociety> {
+export async function startLoadSociety(
+  loaders_count: number,
+  size: SocietySize,
+  profile_dir?: string,
+): Promise<LoadSociety> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-load-society-'));
   const genesis_file = join(dir, 'genesis.json');
   writeFileSync(genesis_file, JSON.stringify(GENESIS));
@@ -65,7 +69,9 @@ export async function startLoadSociety(loaders_count: number, size: SocietySize,
   try {
     const url = (await listening).listening as string;
     const author = new TesseraClient(url, loaders[0]!.key);
-    const motion_id = (await author.act<{ motion_id: string }>('motion_propose', { title: 'The load motion', body: '', changes: [] })).result.motion_id;
+    const motion_id = (
+      await author.act<{ motion_id: string }>('motion_propose', { title: 'The load motion', body: '', changes: [] })
+    ).result.motion_id;
     await author.act('motion_open', { motion_id });
     const agents_file = join(dir, 'agents.json');
     writeFileSync(agents_file, JSON.stringify(loaders.map(({ agent_id, jwk }) => ({ agent_id, jwk }))));
@@ -87,11 +93,28 @@ export async function startLoadSociety(loaders_count: number, size: SocietySize,
   }
 }
 
-function startServer(dir: string, genesis_file: string, profile_dir?: string): { child: ChildProcess; listening: Promise<Record<string, unknown>> } {
+function startServer(
+  dir: string,
+  genesis_file: string,
+  profile_dir?: string,
+): { child: ChildProcess; listening: Promise<Record<string, unknown>> } {
   // LOAD_PROFILE=DIR writes a CPU profile of the server under load into DIR (--cpu-prof).
   const profile_args = profile_dir ? ['--cpu-prof', `--cpu-prof-dir=${profile_dir}`] : [];
-  const env = { ...process.env, DATA_DIR: join(dir, 'data'), PORT: '0', GENESIS_FILE: genesis_file, READS_PER_SECOND: '1000000', READ_BURST: '1000000', NONCES_PER_SECOND: '1000000', NONCE_BURST: '1000000', BACKUP_EVERY_SECONDS: '0' };
-  const child = spawn(process.execPath, [...profile_args, here('../api/main.js')], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const env = {
+    ...process.env,
+    DATA_DIR: join(dir, 'data'),
+    PORT: '0',
+    GENESIS_FILE: genesis_file,
+    READS_PER_SECOND: '1000000',
+    READ_BURST: '1000000',
+    NONCES_PER_SECOND: '1000000',
+    NONCE_BURST: '1000000',
+    BACKUP_EVERY_SECONDS: '0',
+  };
+  const child = spawn(process.execPath, [...profile_args, here('../api/main.js')], {
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   return { child, listening: firstJsonLine(child) };
 }
 
@@ -103,16 +126,27 @@ async function stopServer(child: ChildProcess): Promise<void> {
 }
 
 /** Registers the loaders and the other members, then files filler acts until the ledger is long enough. */
-async function grow(store_path: string, loaders: { agent_id: string; jwk: { x: string } }[], size: SocietySize): Promise<number> {
+async function grow(
+  store_path: string,
+  loaders: { agent_id: string; jwk: { x: string } }[],
+  size: SocietySize,
+): Promise<number> {
   const store = new LmdbStore(store_path);
   const engine = await Engine.open(store, GENESIS, { clock: Date.now, snapshot_every_ticks: 200 });
   try {
     const registered = await Promise.all(
-      loaders.map((loader, i) => engine.submit({ act: 'register', actor: loader.agent_id, payload: { pubkey: loader.jwk.x, handle: `loader-${i}`, declared_runtime: '', backup_pubkey: null } })),
+      loaders.map((loader, i) =>
+        engine.submit({
+          act: 'register',
+          actor: loader.agent_id,
+          payload: { pubkey: loader.jwk.x, handle: `loader-${i}`, declared_runtime: '', backup_pubkey: null },
+        }),
+      ),
     );
     if (!registered.every((outcome) => outcome.ok)) throw new Error('loader registration refused');
     const others: string[] = [];
-    for (let done = loaders.length; done < size.members; done += 10_000) others.push(...(await registerMembers(engine, Math.min(10_000, size.members - done), `member-${done}`)));
+    for (let done = loaders.length; done < size.members; done += 10_000)
+      others.push(...(await registerMembers(engine, Math.min(10_000, size.members - done), `member-${done}`)));
     const fillers = others.length > 0 ? others : loaders.map((loader) => loader.agent_id);
     // Each filler swaps between two backup keys of its own: a fresh key per act would cost a key
     // generation and a judging per entry of a million.
@@ -121,7 +155,11 @@ async function grow(store_path: string, loaders: { agent_id: string; jwk: { x: s
     while (engine.state.ledger_head.seq < size.ledger_entries) {
       const batch: Submission[] = Array.from({ length: 4096 }, (_, i) => {
         const filler = i % fillers.length;
-        return { act: 'key_backup_register', actor: fillers[filler]!, payload: { backup_pubkey: filler_keys[filler]![swaps[filler]!++ % 2]! } };
+        return {
+          act: 'key_backup_register',
+          actor: fillers[filler]!,
+          payload: { backup_pubkey: filler_keys[filler]![swaps[filler]!++ % 2]! },
+        };
       });
       await Promise.all(batch.map((submission) => engine.submit(submission)));
     }

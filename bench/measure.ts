@@ -18,12 +18,16 @@ export interface TaskSpec {
 /** Runs tasks side by side in one tinybench and returns operations per second for each. */
 export async function opsPerSecond(tasks: TaskSpec[], time_ms = 1500): Promise<Record<string, number>> {
   const bench = new Bench({ time: time_ms, iterations: 5, warmup: true, warmupIterations: 2 });
-  for (const task of tasks) bench.add(task.name, task.fn as () => Promise<void>, task.beforeEach ? { beforeEach: task.beforeEach } : {});
+  for (const task of tasks)
+    bench.add(task.name, task.fn as () => Promise<void>, task.beforeEach ? { beforeEach: task.beforeEach } : {});
   await bench.run();
   const rates: Record<string, number> = {};
   for (const task of tasks) {
     const result = bench.getTask(task.name)?.result;
-    if (!result || result.state !== "completed") throw new Error(`bench task ${task.name} did not complete: ${result?.state} ${String((result as { error?: unknown } | undefined)?.error ?? "")}`);
+    if (!result || result.state !== 'completed')
+      throw new Error(
+        `bench task ${task.name} did not complete: ${result?.state} ${String((result as { error?: unknown } | undefined)?.error ?? '')}`,
+      );
     rates[task.name] = (task.ops_per_call * 1000) / result.period;
   }
   return rates;

@@ -16,7 +16,15 @@ export function freshPubkey(): string {
 export async function registerMembers(engine: Engine, count: number, handle_prefix: string): Promise<string[]> {
   const pubkeys = Array.from({ length: count }, freshPubkey);
   const ids = pubkeys.map((pubkey) => agentIdOf(pubkey));
-  const registered = await Promise.all(pubkeys.map((pubkey, i) => engine.submit({ act: 'register', actor: ids[i]!, payload: { pubkey, handle: `${handle_prefix}-${i}`, declared_runtime: '', backup_pubkey: null } })));
+  const registered = await Promise.all(
+    pubkeys.map((pubkey, i) =>
+      engine.submit({
+        act: 'register',
+        actor: ids[i]!,
+        payload: { pubkey, handle: `${handle_prefix}-${i}`, declared_runtime: '', backup_pubkey: null },
+      }),
+    ),
+  );
   if (!registered.every((outcome) => outcome.ok)) throw new Error('bench registration refused');
   return ids;
 }

@@ -62,12 +62,16 @@ export function profileShares(file: string, top = 25): ProfileShares {
     }
   });
   const shares = (totals: Map<string, number>): [string, number][] =>
-    [...totals].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => [name, us / busy_us]);
+    [...totals]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => [name, us / busy_us]);
   return { busy_ms: busy_us / 1000, idle_ms: idle_us / 1000, self: shares(self), inclusive: shares(inclusive) };
 }
 
 export function formatShares(shares: ProfileShares): string {
-  const rows = (list: [string, number][]) => list.map(([name, share]) => `${(share * 100).toFixed(1).padStart(6)}%  ${name}`);
+  const rows = (list: [string, number][]) =>
+    list.map(([name, share]) => `${(share * 100).toFixed(1).padStart(6)}%  ${name}`);
   return [
     `busy ${shares.busy_ms.toFixed(0)} ms, idle ${shares.idle_ms.toFixed(0)} ms`,
     'busy time by function, own time:',

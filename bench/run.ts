@@ -16,7 +16,9 @@ import { benchDrill } from './drill.js';
  * in the same run, repeated `--runs` times on this shared, noisy machine; RESULTS.md
  * gets the medians of the figures and of the per-run ratios.
  */
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, out: { type: 'string', default: 'bench/RESULTS.md' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, out: { type: 'string', default: 'bench/RESULTS.md' } },
+});
 const runs = Number(values.runs);
 
 interface Row {
@@ -166,7 +168,8 @@ const rows: Row[] = [
   })),
   {
     figure: 'restore drill, society of 250,000 signed ledger entries (s)',
-    measured: 'restore the half-way backup in a scratch folder, replay the live log after it byte for byte, verify every proof (passed)',
+    measured:
+      'restore the half-way backup in a scratch folder, replay the live log after it byte for byte, verify every proof (passed)',
     against: 'a full replay of the whole log from nothing (no proofs)',
     measure: async () => {
       // A quarter of a million, not a million: the drill verifies one ed25519 signature per entry, and both scale linearly.
@@ -188,7 +191,15 @@ const rows: Row[] = [
 
 for (let run = 1; run <= runs; run++) {
   for (const row of rows) row.samples.push(await row.measure());
-  console.log(`run ${run}/${runs}: ` + rows.map((row) => `${row.figure.split(' (')[0]} ${Math.round(row.samples.at(-1)!.subject)}/${Math.round(row.samples.at(-1)!.reference)}`).join('; '));
+  console.log(
+    `run ${run}/${runs}: ` +
+      rows
+        .map(
+          (row) =>
+            `${row.figure.split(' (')[0]} ${Math.round(row.samples.at(-1)!.subject)}/${Math.round(row.samples.at(-1)!.reference)}`,
+        )
+        .join('; '),
+  );
 }
 
 const fmt = (n: number) => (n < 100 ? n.toFixed(2) : Math.round(n).toLocaleString('en-US'));

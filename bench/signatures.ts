@@ -13,8 +13,13 @@ export async function benchSignatures(): Promise<{ node: number; noble: number }
   ed.hashes.sha512 = (message: Uint8Array) => createHash('sha512').update(message).digest();
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const raw_public = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url');
-  const key_object = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw_public.toString('base64url') }, format: 'jwk' });
-  const messages = Array.from({ length: 64 }, (_, i) => Buffer.from(`society-sig-v1\nPOST\n/api/v1/act\nag_0123456789abcdef\nnonce${i}\n${'ab'.repeat(32)}`));
+  const key_object = createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: raw_public.toString('base64url') },
+    format: 'jwk',
+  });
+  const messages = Array.from({ length: 64 }, (_, i) =>
+    Buffer.from(`society-sig-v1\nPOST\n/api/v1/act\nag_0123456789abcdef\nnonce${i}\n${'ab'.repeat(32)}`),
+  );
   const signatures = messages.map((message) => sign(null, message, privateKey));
   let index = 0;
   const rates = await opsPerSecond(

@@ -29,7 +29,10 @@ const SECONDS = Number(process.env.LOAD_SECONDS ?? 5);
 const SECTIONS = new Set((process.env.LOAD_SECTIONS ?? 'acts,reads,scaling').split(','));
 const CONCURRENCY = 64;
 const MODES: NonceMode[] = ['fetch', 'handover'];
-const MODE_LABEL: Record<NonceMode, string> = { fetch: 'nonce fetched before each act', handover: 'nonce handed over (X-Next-Nonce)' };
+const MODE_LABEL: Record<NonceMode, string> = {
+  fetch: 'nonce fetched before each act',
+  handover: 'nonce handed over (X-Next-Nonce)',
+};
 
 const out: string[] = [
   '## Load run: signed acts and reads over HTTP (`npm run bench:load`)',
@@ -47,22 +50,38 @@ const ms = (value: number) => value.toFixed(1);
 const whole = (value: number) => String(Math.round(value));
 
 if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
-  const society = await startLoadSociety(CONCURRENCY, { members: CONCURRENCY, ledger_entries: 0 }, process.env.LOAD_PROFILE);
+  const society = await startLoadSociety(
+    CONCURRENCY,
+    { members: CONCURRENCY, ledger_entries: 0 },
+    process.env.LOAD_PROFILE,
+  );
   let bare: ChildProcess | undefined;
   try {
     if (SECTIONS.has('acts')) {
-      bare = spawn(process.execPath, [here('./bare_signed_server.js'), society.agents_file], { stdio: ['ignore', 'pipe', 'inherit'] });
-      const bare_target = { ...society, url: `http://127.0.0.1:${(await firstJsonLine(bare)).port as number}`, pid: bare.pid! };
+      bare = spawn(process.execPath, [here('./bare_signed_server.js'), society.agents_file], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const bare_target = {
+        ...society,
+        url: `http://127.0.0.1:${(await firstJsonLine(bare)).port as number}`,
+        pid: bare.pid!,
+      };
       const samples: Record<NonceMode, { server: ActLoadResult; bare: ActLoadResult }[]> = { fetch: [], handover: [] };
       await warmUp(society);
       for (let i = 1; i <= RUNS; i++) {
         for (const mode of MODES) {
-          const sample = { server: await actLoad(society, mode, SECONDS, CONCURRENCY), bare: await actLoad(bare_target, mode, SECONDS, CONCURRENCY) };
+          const sample = {
+            server: await actLoad(society, mode, SECONDS, CONCURRENCY),
+            bare: await actLoad(bare_target, mode, SECONDS, CONCURRENCY),
+          };
           samples[mode].push(sample);
-          console.log(`acts run ${i}/${RUNS}, ${mode}: server ${whole(sample.server.acts_per_second)}/s (p50 ${ms(sample.server.p50_ms)} ms, p99 ${ms(sample.server.p99_ms)} ms, ${whole(sample.server.server_cpu_us_per_act)} µs CPU/act) ${JSON.stringify(sample.server.statuses)}; ceiling ${whole(sample.bare.acts_per_second)}/s (${whole(sample.bare.server_cpu_us_per_act)} µs CPU/act)`);
+          console.log(
+            `acts run ${i}/${RUNS}, ${mode}: server ${whole(sample.server.acts_per_second)}/s (p50 ${ms(sample.server.p50_ms)} ms, p99 ${ms(sample.server.p99_ms)} ms, ${whole(sample.server.server_cpu_us_per_act)} µs CPU/act) ${JSON.stringify(sample.server.statuses)}; ceiling ${whole(sample.bare.acts_per_second)}/s (${whole(sample.bare.server_cpu_us_per_act)} µs CPU/act)`,
+          );
         }
       }
-      if (process.env.LOAD_METRICS) writeFileSync(process.env.LOAD_METRICS, await (await fetch(`${society.url}/metrics`)).text());
+      if (process.env.LOAD_METRICS)
+        writeFileSync(process.env.LOAD_METRICS, await (await fetch(`${society.url}/metrics`)).text());
       out.push(
         `### Signed acts, ${CONCURRENCY} agents`,
         '',
@@ -71,7 +90,8 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
         '| nonce | server acts/s | ceiling acts/s | ratio | server p50 / p99 (ms) | ceiling p50 / p99 (ms) | server CPU µs/act | ceiling CPU µs/act | generator CPU µs/act |',
         '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
         ...MODES.map((mode) => {
-          const m = (pick: (s: { server: ActLoadResult; bare: ActLoadResult }) => number) => median(samples[mode].map(pick));
+          const m = (pick: (s: { server: ActLoadResult; bare: ActLoadResult }) => number) =>
+            median(samples[mode].map(pick));
           return `| ${MODE_LABEL[mode]} | ${whole(m((s) => s.server.acts_per_second))} | ${whole(m((s) => s.bare.acts_per_second))} | ${m((s) => s.server.acts_per_second / s.bare.acts_per_second).toFixed(2)} | ${ms(m((s) => s.server.p50_ms))} / ${ms(m((s) => s.server.p99_ms))} | ${ms(m((s) => s.bare.p50_ms))} / ${ms(m((s) => s.bare.p99_ms))} | ${whole(m((s) => s.server.server_cpu_us_per_act))} | ${whole(m((s) => s.bare.server_cpu_us_per_act))} | ${whole(m((s) => s.server.generator_cpu_us_per_act))} |`;
         }),
         '',
@@ -81,16 +101,27 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
     }
     if (SECTIONS.has('reads')) {
       const chunk = '/api/v1/world/chunk/16/16';
-      const targets = [{ path: chunk }, { path: chunk, revalidate: true }, { path: '/api/v1/world/tile/1024/1024' }, { path: '/api/v1/aether/feed' }, { path: '/api/v1/motions' }, { path: '/api/v1/ledger?from=1&limit=100' }];
+      const targets = [
+        { path: chunk },
+        { path: chunk, revalidate: true },
+        { path: '/api/v1/world/tile/1024/1024' },
+        { path: '/api/v1/aether/feed' },
+        { path: '/api/v1/motions' },
+        { path: '/api/v1/ledger?from=1&limit=100' },
+      ];
       const samples: Record<string, ReadComparison>[] = [];
       for (let i = 1; i <= RUNS; i++) {
         samples.push(await compareReads(society.url, society.pid, targets, Math.min(SECONDS, 3)));
-        console.log(`reads run ${i}/${RUNS}: ${Object.entries(samples.at(-1)!).map(([path, r]) => `${path} ${whole(r.server)}/s vs ${whole(r.bare)}/s`).join('; ')}`);
+        console.log(
+          `reads run ${i}/${RUNS}: ${Object.entries(samples.at(-1)!)
+            .map(([path, r]) => `${path} ${whole(r.server)}/s vs ${whole(r.bare)}/s`)
+            .join('; ')}`,
+        );
       }
       out.push(
         '### The read mix, 16 keep-alive connections',
         '',
-        'Each read on its own, on the society the signed acts left behind, beside a bare node:http server answering the same bytes (and 304 to the same ETag). At these rates the one generator process is often the limit of both, so the rate ratio flatters; the CPU ratio (the ceiling\'s CPU per request over the server\'s) says how close the server works to the bare stack.',
+        "Each read on its own, on the society the signed acts left behind, beside a bare node:http server answering the same bytes (and 304 to the same ETag). At these rates the one generator process is often the limit of both, so the rate ratio flatters; the CPU ratio (the ceiling's CPU per request over the server's) says how close the server works to the bare stack.",
         '',
         '| read | server req/s | ceiling req/s | rate ratio | server CPU µs/req | ceiling CPU µs/req | CPU ratio |',
         '|---|---:|---:|---:|---:|---:|---:|',
@@ -108,8 +139,12 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
   // The server writes its profile as it exits; the largest file is its main thread.
   if (process.env.LOAD_PROFILE) {
     const dir = process.env.LOAD_PROFILE;
-    const [largest] = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).map((name) => join(dir, name)).sort((a, b) => statSync(b).size - statSync(a).size);
-    if (largest) console.log(`profile of the server's main thread, ${largest}:\n${formatShares(profileShares(largest))}`);
+    const [largest] = readdirSync(dir)
+      .filter((name) => name.endsWith('.cpuprofile'))
+      .map((name) => join(dir, name))
+      .sort((a, b) => statSync(b).size - statSync(a).size);
+    if (largest)
+      console.log(`profile of the server's main thread, ${largest}:\n${formatShares(profileShares(largest))}`);
   }
 }
 
@@ -130,8 +165,12 @@ if (SECTIONS.has('scaling')) {
       await warmUp(society);
       for (let i = 0; i < RUNS; i++) samples.push(await actLoad(society, 'handover', SECONDS, CONCURRENCY));
       const m = (pick: (s: ActLoadResult) => number) => median(samples.map(pick));
-      console.log(`scaling, ${size.label} (ledger at seq ${society.ledger_seq}, ready in ${seeded_seconds.toFixed(0)} s): ${whole(m((s) => s.acts_per_second))} acts/s, ${whole(m((s) => s.server_cpu_us_per_act))} µs CPU/act`);
-      rows.push(`| ${size.label} | ${society.ledger_seq.toLocaleString('en')} | ${whole(m((s) => s.acts_per_second))} | ${whole(m((s) => s.server_cpu_us_per_act))} | ${ms(m((s) => s.p50_ms))} / ${ms(m((s) => s.p99_ms))} |`);
+      console.log(
+        `scaling, ${size.label} (ledger at seq ${society.ledger_seq}, ready in ${seeded_seconds.toFixed(0)} s): ${whole(m((s) => s.acts_per_second))} acts/s, ${whole(m((s) => s.server_cpu_us_per_act))} µs CPU/act`,
+      );
+      rows.push(
+        `| ${size.label} | ${society.ledger_seq.toLocaleString('en')} | ${whole(m((s) => s.acts_per_second))} | ${whole(m((s) => s.server_cpu_us_per_act))} | ${ms(m((s) => s.p50_ms))} / ${ms(m((s) => s.p99_ms))} |`,
+      );
     } finally {
       await society.stop();
     }
@@ -150,6 +189,8 @@ if (SECTIONS.has('scaling')) {
 
 const results_file = here('../../bench/RESULTS.md');
 const current = readFileSync(results_file, 'utf8');
-const kept = current.includes('## Load run') ? current.slice(0, current.indexOf('## Load run')) : `${current.trimEnd()}\n\n`;
+const kept = current.includes('## Load run')
+  ? current.slice(0, current.indexOf('## Load run'))
+  : `${current.trimEnd()}\n\n`;
 writeFileSync(results_file, kept + out.join('\n'));
 console.log(out.join('\n'));

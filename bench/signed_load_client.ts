@@ -18,7 +18,10 @@ interface AgentSpec {
 }
 
 const [url, agents_file, seconds_text, concurrency_text, motion_id, nonce_mode = 'fetch'] = process.argv.slice(2);
-const agents = (JSON.parse(readFileSync(agents_file!, 'utf8')) as AgentSpec[]).map((spec) => ({ ...spec, key: createPrivateKey({ key: spec.jwk, format: 'jwk' }) as KeyObject }));
+const agents = (JSON.parse(readFileSync(agents_file!, 'utf8')) as AgentSpec[]).map((spec) => ({
+  ...spec,
+  key: createPrivateKey({ key: spec.jwk, format: 'jwk' }) as KeyObject,
+}));
 const concurrency = Math.min(Number(concurrency_text ?? 64), agents.length);
 const deadline = Date.now() + Number(seconds_text ?? 5) * 1000;
 const http_agent = new Agent({ keepAlive: true, maxSockets: concurrency });
@@ -26,14 +29,33 @@ const target = new URL(url!);
 const latencies: number[] = [];
 const statuses: Record<string, number> = {};
 
-function call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string; next_nonce: string | undefined }> {
+function call(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string; next_nonce: string | undefined }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, method, path, agent: http_agent, headers: body ? { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, text, next_nonce: res.headers['x-next-nonce'] as string | undefined }));
-    });
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method,
+        path,
+        agent: http_agent,
+        headers: body
+          ? { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+          : headers,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, text, next_nonce: res.headers['x-next-nonce'] as string | undefined }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -48,7 +70,12 @@ interface Position {
 async function positions(): Promise<Map<string, Position>> {
   const { status, text } = await call('GET', '/api/v1/world/agents', {});
   if (status !== 200) return new Map();
-  return new Map((JSON.parse(text) as { agents: (Position & { agent_id: string })[] }).agents.map(({ agent_id, x, y }) => [agent_id, { x, y }]));
+  return new Map(
+    (JSON.parse(text) as { agents: (Position & { agent_id: string })[] }).agents.map(({ agent_id, x, y }) => [
+      agent_id,
+      { x, y },
+    ]),
+  );
 }
 
 /** One round of an agent's acts: a step east or back west, a vote (aye and nay in turn), a dig where it stands. */
@@ -67,17 +94,32 @@ async function worker(index: number, standing: Map<string, Position>): Promise<v
   let handed_over: string | undefined;
   for (let round = 0; Date.now() < deadline; round++) {
     const started = performance.now();
-    const nonce = handed_over ?? (JSON.parse((await call('GET', `/api/v1/nonce?agent=${agent.agent_id}`, {})).text) as { nonce: string }).nonce;
+    const nonce =
+      handed_over ??
+      (JSON.parse((await call('GET', `/api/v1/nonce?agent=${agent.agent_id}`, {})).text) as { nonce: string }).nonce;
     const { act, payload } = actOf(round, position);
     const body = canonicalizeJson({ act, challenge_id: null, puzzle_solution: null, payload })!;
-    const text_to_sign = ['society-sig-v1', 'POST', '/api/v1/act', agent.agent_id, nonce, createHash('sha256').update(body).digest('hex')].join('\n');
+    const text_to_sign = [
+      'society-sig-v1',
+      'POST',
+      '/api/v1/act',
+      agent.agent_id,
+      nonce,
+      createHash('sha256').update(body).digest('hex'),
+    ].join('\n');
     const signature = sign(null, Buffer.from(text_to_sign), agent.key).toString('base64url');
-    const response = await call('POST', '/api/v1/act', { 'x-agent-id': agent.agent_id, 'x-nonce': nonce, 'x-signature': signature }, body);
+    const response = await call(
+      'POST',
+      '/api/v1/act',
+      { 'x-agent-id': agent.agent_id, 'x-nonce': nonce, 'x-signature': signature },
+      body,
+    );
     handed_over = nonce_mode === 'handover' ? response.next_nonce : undefined;
     latencies.push(performance.now() - started);
     const outcome = `${act} ${response.status}`;
     statuses[outcome] = (statuses[outcome] ?? 0) + 1;
-    if (act === 'world_move' && response.status === 200) position = (JSON.parse(response.text) as { result?: { position?: Position } }).result?.position ?? position;
+    if (act === 'world_move' && response.status === 200)
+      position = (JSON.parse(response.text) as { result?: { position?: Position } }).result?.position ?? position;
   }
 }
 
@@ -87,8 +129,18 @@ const cpu_before = process.cpuUsage();
 await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i, standing)));
 const seconds = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
-const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+const percentile = (p: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
 const cpu = process.cpuUsage(cpu_before);
 const generator_cpu_us_per_act = (cpu.user + cpu.system) / latencies.length;
-console.log(JSON.stringify({ acts: latencies.length, generator_cpu_us_per_act, acts_per_second: latencies.length / seconds, p50_ms: percentile(50), p99_ms: percentile(99), statuses }));
+console.log(
+  JSON.stringify({
+    acts: latencies.length,
+    generator_cpu_us_per_act,
+    acts_per_second: latencies.length / seconds,
+    p50_ms: percentile(50),
+    p99_ms: percentile(99),
+    statuses,
+  }),
+);
 http_agent.destroy();

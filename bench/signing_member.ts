@@ -23,7 +23,12 @@ export class SigningMember {
   }
 
   register(handle: string): Submission {
-    return this.signed('register', '/api/v1/register', { pubkey: this.pubkey, handle, declared_runtime: '', backup_pubkey: null });
+    return this.signed('register', '/api/v1/register', {
+      pubkey: this.pubkey,
+      handle,
+      declared_runtime: '',
+      backup_pubkey: null,
+    });
   }
 
   registerBackupKey(backup_pubkey: string): Submission {

@@ -8,7 +8,14 @@ import { builtChunk } from '../api/chunk_worker.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { chainEntry } from '../engine/ledger.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { CHUNK_COUNT, CHUNK_SIZE, DIRECTIONS, WORLD_SIZE, tileIndex, type Direction } from '../engine/world/geometry.js';
+import {
+  CHUNK_COUNT,
+  CHUNK_SIZE,
+  DIRECTIONS,
+  WORLD_SIZE,
+  tileIndex,
+  type Direction,
+} from '../engine/world/geometry.js';
 import { BIOME_WATER } from '../engine/world/materials.js';
 import { createWorld, chunkPlanes, type WorldState } from '../engine/world/world_state.js';
 import { BareLedger } from './bare_ledger.js';
@@ -90,22 +97,47 @@ export async function benchMoves(agent_count = 10_000): Promise<{ engine: number
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-moves-'));
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
-  const engine = await Engine.open(store, { founder_pubkey: freshPubkey(), world_seed: BENCH_SEED, params: { ap_at_registration: 1_000_000, ap_cap: 1_000_000 } }, { clock: () => (now += 1) });
+  const engine = await Engine.open(
+    store,
+    {
+      founder_pubkey: freshPubkey(),
+      world_seed: BENCH_SEED,
+      params: { ap_at_registration: 1_000_000, ap_cap: 1_000_000 },
+    },
+    { clock: () => (now += 1) },
+  );
   const bare = new BareLedger(dir);
   try {
     const ids = await registerMembers(engine, agent_count, 'walker');
     const world = engine.state.world;
-    const opposite: Record<Direction, Direction> = { n: 's', ne: 'sw', e: 'w', se: 'nw', s: 'n', sw: 'ne', w: 'e', nw: 'se' };
+    const opposite: Record<Direction, Direction> = {
+      n: 's',
+      ne: 'sw',
+      e: 'w',
+      se: 'nw',
+      s: 'n',
+      sw: 'ne',
+      w: 'e',
+      nw: 'se',
+    };
     const walkers = ids.map((id) => {
       const agent = world.agents.get(id)!;
       const direction = (Object.keys(DIRECTIONS) as Direction[]).find((d) => {
         const [dx, dy] = DIRECTIONS[d];
         const [x, y] = [agent.x + dx, agent.y + dy];
-        return x >= 0 && y >= 0 && x < WORLD_SIZE && y < WORLD_SIZE && world.terrain.biome[tileIndex(x, y)] !== BIOME_WATER;
+        return (
+          x >= 0 && y >= 0 && x < WORLD_SIZE && y < WORLD_SIZE && world.terrain.biome[tileIndex(x, y)] !== BIOME_WATER
+        );
       })!;
       return { id, next: direction, back: opposite[direction] };
     });
-    const proof = { method: 'POST', path: '/api/v1/act', nonce: '', body: '', signature: randomBytes(64).toString('base64url') };
+    const proof = {
+      method: 'POST',
+      path: '/api/v1/act',
+      nonce: '',
+      body: '',
+      signature: randomBytes(64).toString('base64url'),
+    };
     let cursor = 0;
     let batch: Submission[] = [];
     const prepare = () => {
@@ -113,13 +145,40 @@ export async function benchMoves(agent_count = 10_000): Promise<{ engine: number
         const walker = walkers[cursor++ % walkers.length]!;
         const path = [walker.next];
         [walker.next, walker.back] = [walker.back, walker.next];
-        return { act: 'world_move', actor: walker.id, payload: { path }, proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body: `{"act":"world_move","challenge_id":null,"payload":{"path":["${path[0]}"]},"puzzle_solution":null}` } };
+        return {
+          act: 'world_move',
+          actor: walker.id,
+          payload: { path },
+          proof: {
+            ...proof,
+            nonce: randomBytes(18).toString('base64url'),
+            body: `{"act":"world_move","challenge_id":null,"payload":{"path":["${path[0]}"]},"puzzle_solution":null}`,
+          },
+        };
       });
     };
     let bare_entries: string[] = [];
     const prepareBare = () => {
       prepare();
-      bare_entries = batch.map((move, index) => chainEntry({ seq: index, hash: '0'.repeat(64) }, now, { event_type: 'agent_moved', actor: move.actor, data: { agent_id: move.actor, from: { x: 1000, y: 1000 }, to: { x: 1001, y: 1000 }, path: (move.payload as { path: string[] }).path, ap_spent: 1 } }, move.proof).json);
+      bare_entries = batch.map(
+        (move, index) =>
+          chainEntry(
+            { seq: index, hash: '0'.repeat(64) },
+            now,
+            {
+              event_type: 'agent_moved',
+              actor: move.actor,
+              data: {
+                agent_id: move.actor,
+                from: { x: 1000, y: 1000 },
+                to: { x: 1001, y: 1000 },
+                path: (move.payload as { path: string[] }).path,
+                ap_spent: 1,
+              },
+            },
+            move.proof,
+          ).json,
+      );
     };
     const rates = await opsPerSecond([
       {

@@ -43,7 +43,11 @@ const { values, positionals } = parseArgs({
   },
 });
 
-const base_url = (positionals[0] === 'verify' ? positionals[1] : undefined) ?? values.url ?? process.env.TESSERA_URL ?? 'http://127.0.0.1:8080';
+const base_url =
+  (positionals[0] === 'verify' ? positionals[1] : undefined) ??
+  values.url ??
+  process.env.TESSERA_URL ??
+  'http://127.0.0.1:8080';
 
 async function readKey(file: string): Promise<AgentKey> {
   return parseKeyFile(JSON.parse(readFileSync(file, 'utf8')));
@@ -70,12 +74,18 @@ async function run(): Promise<number> {
       if (!values.handle) throw new Error('register needs --handle');
       const backup = values['backup-key'] ? await readKey(values['backup-key']) : undefined;
       const client = new TesseraClient(base_url, await readKey(values.key!));
-      print(await client.register(values.handle, { declared_runtime: values.runtime ?? '', backup_pubkey: backup?.public_key ?? null }));
+      print(
+        await client.register(values.handle, {
+          declared_runtime: values.runtime ?? '',
+          backup_pubkey: backup?.public_key ?? null,
+        }),
+      );
       return 0;
     }
     case 'act': {
       const name = positionals[1];
-      if (!name) throw new Error('act needs a name, e.g. tessera-agent act key_backup_register \'{"backup_pubkey":"..."}\'');
+      if (!name)
+        throw new Error('act needs a name, e.g. tessera-agent act key_backup_register \'{"backup_pubkey":"..."}\'');
       const payload = positionals[2] ? (JSON.parse(positionals[2]) as Record<string, unknown>) : {};
       print(await new TesseraClient(base_url, await readKey(values.key!)).act(name, payload));
       return 0;
@@ -87,14 +97,19 @@ async function run(): Promise<number> {
       return 0;
     }
     case 'rotate': {
-      if (!values['backup-key'] || !values['new-key']) throw new Error('rotate needs --backup-key FILE and --new-key FILE');
+      if (!values['backup-key'] || !values['new-key'])
+        throw new Error('rotate needs --backup-key FILE and --new-key FILE');
       // The primary key file is usually what was lost: the agent id can be given instead.
-      const agent = values.agent ? { agent_id: values.agent } : (JSON.parse(readFileSync(values.key!, 'utf8')) as { agent_id: string });
+      const agent = values.agent
+        ? { agent_id: values.agent }
+        : (JSON.parse(readFileSync(values.key!, 'utf8')) as { agent_id: string });
       const backup = await readKey(values['backup-key']);
       const fresh = await readKey(values['new-key']);
       print(await new TesseraClient(base_url).rotateKey(backup, fresh.public_key, agent.agent_id));
       // The new key now signs for this agent, whose id it does not derive: the file says so, and --key FILE just works.
-      writeFileSync(values['new-key'], JSON.stringify({ ...fresh, agent_id: agent.agent_id }, null, 2) + '\n', { mode: 0o600 });
+      writeFileSync(values['new-key'], JSON.stringify({ ...fresh, agent_id: agent.agent_id }, null, 2) + '\n', {
+        mode: 0o600,
+      });
       return 0;
     }
     case 'mcp': {
@@ -111,7 +126,13 @@ async function run(): Promise<number> {
       return 0;
     }
     case 'verify': {
-      const bar = values.quiet || !process.stderr.isTTY ? undefined : new SingleBar({ format: 'verifying {bar} {value}/{total} entries', stream: process.stderr }, Presets.shades_classic);
+      const bar =
+        values.quiet || !process.stderr.isTTY
+          ? undefined
+          : new SingleBar(
+              { format: 'verifying {bar} {value}/{total} entries', stream: process.stderr },
+              Presets.shades_classic,
+            );
       let started = false;
       const report = await verifyLedger(base_url, {
         on_progress: (checked, head_seq) => {

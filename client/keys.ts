@@ -39,8 +39,10 @@ export async function parseKeyFile(json: unknown): Promise<AgentKey> {
   const candidate = json as Partial<AgentKey> | null;
   if (!candidate || typeof candidate.private_key !== 'string') throw new Error('key file: private_key missing');
   const key = await keyFromSeed(fromBase64url(candidate.private_key));
-  if (candidate.public_key !== undefined && candidate.public_key !== key.public_key) throw new Error('key file: public_key does not match private_key');
+  if (candidate.public_key !== undefined && candidate.public_key !== key.public_key)
+    throw new Error('key file: public_key does not match private_key');
   if (candidate.agent_id === undefined) return key;
-  if (typeof candidate.agent_id !== 'string' || !/^ag_[0-9a-f]{16}$/.test(candidate.agent_id)) throw new Error('key file: agent_id is not an agent id');
+  if (typeof candidate.agent_id !== 'string' || !/^ag_[0-9a-f]{16}$/.test(candidate.agent_id))
+    throw new Error('key file: agent_id is not an agent id');
   return { ...key, agent_id: candidate.agent_id };
 }

@@ -45,7 +45,10 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
  * move a cosponsorship's proof onto an invented vote.
  */
 const REQUEST_OPENING_EVENTS = new Map<string, { acts: string[]; signed_fields: string[] }>([
-  ['agent_registered', { acts: ['register'], signed_fields: ['pubkey', 'handle', 'declared_runtime', 'backup_pubkey'] }],
+  [
+    'agent_registered',
+    { acts: ['register'], signed_fields: ['pubkey', 'handle', 'declared_runtime', 'backup_pubkey'] },
+  ],
   ['key_backup_registered', { acts: ['key_backup_register'], signed_fields: ['backup_pubkey'] }],
   ['key_rotated', { acts: ['key_rotate'], signed_fields: ['new_pubkey'] }],
   ['p0_refusal', { acts: ['motion_propose', 'enactment_apply', 'enactment_resolve'], signed_fields: [] }],
@@ -62,7 +65,13 @@ const REQUEST_OPENING_EVENTS = new Map<string, { acts: string[]; signed_fields: 
   ['resource_gathered', { acts: ['world_gather'], signed_fields: ['x?', 'y?'] }],
   ['resource_sent', { acts: ['world_give'], signed_fields: ['to', 'resource', 'amount'] }],
   ['aether_sent', { acts: ['aether_send'], signed_fields: [] }],
-  ['structure_built', { acts: ['aether_build_mast', 'aether_build_hub', 'aether_link', 'world_build_road'], signed_fields: ['relay_id?', 'from_relay_id', 'to_relay_id'] }],
+  [
+    'structure_built',
+    {
+      acts: ['aether_build_mast', 'aether_build_hub', 'aether_link', 'world_build_road'],
+      signed_fields: ['relay_id?', 'from_relay_id', 'to_relay_id'],
+    },
+  ],
   ['grant_issued', { acts: ['grant_issue'], signed_fields: ['kind', 'note'] }],
   ['dispatch_published', { acts: ['enactment_dispatch'], signed_fields: [] }],
   ['enactment_applied', { acts: ['enactment_apply'], signed_fields: ['motion_id'] }],
@@ -106,7 +115,15 @@ const FOLLOW_UP_OPENERS = new Map<string, readonly string[]>([
 const FOLLOW_UP_EVENTS = new Set(Array.from(FOLLOW_UP_OPENERS.keys(), (kind) => kind.split(':')[0]!));
 
 /** The system's own entries: actor 'system', no proof. An agent is never their actor. */
-const SYSTEM_EVENTS = new Set(['society_founded', 'motion_closed', 'payment_recorded', 'payments_configured', 'grant_redeemed', 'backup_taken', 'restore_drill']);
+const SYSTEM_EVENTS = new Set([
+  'society_founded',
+  'motion_closed',
+  'payment_recorded',
+  'payments_configured',
+  'grant_redeemed',
+  'backup_taken',
+  'restore_drill',
+]);
 
 /** How the recipe treats an event type (undefined: one it does not know, which no agent may be the actor of). */
 export function eventClass(event_type: string): 'opens_request' | 'follows_request' | 'system' | undefined {
@@ -179,10 +196,11 @@ export class LedgerChecker {
     const fail = (reason: string): Problem => ({ seq: this.expected_seq, reason });
     if (!entry || typeof entry !== 'object') return fail('entry is not an object');
     if (entry.seq !== this.expected_seq) return fail(`expected seq ${this.expected_seq}, found ${String(entry.seq)}`);
-    if (entry.prev_hash !== this.last_hash) return fail('prev_hash does not match the previous entry\'s hash');
+    if (entry.prev_hash !== this.last_hash) return fail("prev_hash does not match the previous entry's hash");
     const { hash, ...unhashed } = entry;
     const text = canonicalizeJson(unhashed);
-    if (text === undefined || (await this.primitives.sha256Hex(text)) !== hash) return fail('hash does not match the entry\'s content');
+    if (text === undefined || (await this.primitives.sha256Hex(text)) !== hash)
+      return fail("hash does not match the entry's content");
     const weak = weakKeyIn(entry, this.primitives.isPrimeOrderKey);
     if (weak) return fail(weak);
     const problem = await this.checkProof(entry);
@@ -199,21 +217,25 @@ export class LedgerChecker {
     const founder_genesis = entry.event_type === 'agent_registered' && entry.seq === 2 && data.role === 'founder';
     const kind = eventClass(entry.event_type);
     // An agent's event by 'system' would carry no proof, yet its data still names the agent.
-    if (kind === undefined || (kind === 'system') !== (entry.actor === 'system')) return `${entry.event_type} is not an entry ${entry.actor === 'system' ? 'the system' : 'an agent'} can be the actor of`;
+    if (kind === undefined || (kind === 'system') !== (entry.actor === 'system'))
+      return `${entry.event_type} is not an entry ${entry.actor === 'system' ? 'the system' : 'an agent'} can be the actor of`;
     if (!proof) {
       if (kind === 'opens_request' && !founder_genesis) return `${entry.event_type} carries no proof`;
       return kind === 'follows_request' ? this.strayFollowUp(entry) : undefined;
     }
     const body_sha256 = await signedBodySha256(proof, this.primitives.sha256Hex);
-    if (body_sha256 === undefined) return 'proof must carry exactly one of body and body_sha256 (64 lowercase hex digits)';
-    if (entry.event_type === 'p0_refusal' && data.payload_sha256 !== body_sha256) return 'data.payload_sha256 is not the hash of the body the proof signed';
+    if (body_sha256 === undefined)
+      return 'proof must carry exactly one of body and body_sha256 (64 lowercase hex digits)';
+    if (entry.event_type === 'p0_refusal' && data.payload_sha256 !== body_sha256)
+      return 'data.payload_sha256 is not the hash of the body the proof signed';
     if (this.nonces_seen.has(proof.nonce)) return 'proof reuses a nonce already spent on this ledger';
     this.nonces_seen.add(proof.nonce);
 
     let signer_key: string | undefined;
     if (entry.event_type === 'agent_registered') {
       signer_key = String(data.pubkey);
-      if ((await agentIdOf(signer_key).catch(() => '')) !== entry.actor) return 'actor is not the id derived from the registered key';
+      if ((await agentIdOf(signer_key).catch(() => '')) !== entry.actor)
+        return 'actor is not the id derived from the registered key';
     } else if (entry.event_type === 'key_rotated') {
       signer_key = this.keys.get(entry.actor)?.backup ?? undefined;
       if (!signer_key) return 'key rotation by an agent without a backup key';
@@ -221,8 +243,15 @@ export class LedgerChecker {
       signer_key = this.keys.get(entry.actor)?.primary;
       if (!signer_key) return 'proof by an agent not registered earlier on this ledger';
     }
-    const text = signingString({ method: proof.method, path: proof.path, agent_id: entry.actor, nonce: proof.nonce, body_sha256 });
-    if (!(await this.primitives.verifySignature(signer_key, text, proof.signature))) return 'proof signature does not verify';
+    const text = signingString({
+      method: proof.method,
+      path: proof.path,
+      agent_id: entry.actor,
+      nonce: proof.nonce,
+      body_sha256,
+    });
+    if (!(await this.primitives.verifySignature(signer_key, text, proof.signature)))
+      return 'proof signature does not verify';
     return this.signedDataMismatch(entry);
   }
 
@@ -230,10 +259,19 @@ export class LedgerChecker {
   private strayFollowUp(entry: WireEntry): string | undefined {
     const opening = this.opening;
     if (!opening || opening.at !== entry.at) return `${entry.event_type} follows no signed request of its own`;
-    const kind = entry.event_type === 'standing_awarded' ? `standing_awarded:${String(entry.data?.reason)}` : entry.event_type;
-    if (!FOLLOW_UP_OPENERS.get(kind)?.includes(opening.event_type)) return `${kind} cannot come of a ${opening.event_type} request`;
-    const named = entry.event_type === 'resource_received' ? (opening.event_type === 'resource_sent' ? opening.data.to : undefined) : opening.actor;
-    return named === entry.actor ? undefined : `${entry.event_type} is for an agent the signed request before it does not name`;
+    const kind =
+      entry.event_type === 'standing_awarded' ? `standing_awarded:${String(entry.data?.reason)}` : entry.event_type;
+    if (!FOLLOW_UP_OPENERS.get(kind)?.includes(opening.event_type))
+      return `${kind} cannot come of a ${opening.event_type} request`;
+    const named =
+      entry.event_type === 'resource_received'
+        ? opening.event_type === 'resource_sent'
+          ? opening.data.to
+          : undefined
+        : opening.actor;
+    return named === entry.actor
+      ? undefined
+      : `${entry.event_type} is for an agent the signed request before it does not name`;
   }
 
   private noteRequest(entry: WireEntry): void {
@@ -253,8 +291,11 @@ export class LedgerChecker {
     const route = path.split('?')[0]!;
     if (body === undefined) {
       // A digest proves who signed, not what: only an event whose body must stay unpublished may carry one.
-      if (!DIGEST_PROOF_EVENTS.has(entry.event_type)) return `${entry.event_type} must carry its signed body, not only its digest`;
-      return route === '/api/v1/act' || opening.acts.includes(ACT_OF_ROUTE.get(route) ?? '') ? undefined : `${entry.event_type} is not what a request to ${route} can open`;
+      if (!DIGEST_PROOF_EVENTS.has(entry.event_type))
+        return `${entry.event_type} must carry its signed body, not only its digest`;
+      return route === '/api/v1/act' || opening.acts.includes(ACT_OF_ROUTE.get(route) ?? '')
+        ? undefined
+        : `${entry.event_type} is not what a request to ${route} can open`;
     }
     let signed: Record<string, unknown>;
     try {
@@ -264,13 +305,15 @@ export class LedgerChecker {
     }
     if (signed === null || typeof signed !== 'object') return 'proof body is not a JSON object';
     const act = route === '/api/v1/act' ? signed.act : ACT_OF_ROUTE.get(route);
-    if (typeof act !== 'string' || !opening.acts.includes(act)) return `${entry.event_type} is not what the signed request asked for (${String(act ?? route)})`;
-    const payload = (route === '/api/v1/act' ? signed.payload ?? {} : signed) as Record<string, unknown>;
+    if (typeof act !== 'string' || !opening.acts.includes(act))
+      return `${entry.event_type} is not what the signed request asked for (${String(act ?? route)})`;
+    const payload = (route === '/api/v1/act' ? (signed.payload ?? {}) : signed) as Record<string, unknown>;
     for (const spec of opening.signed_fields) {
       const field = spec.replace(/\?$/, '');
       const value = Object.hasOwn(payload, field) ? payload[field] : undefined;
       if (spec.endsWith('?') && (value === undefined || value === null)) continue;
-      if (canonicalizeJson(value) !== canonicalizeJson(entry.data[field])) return `data.${field} differs from the signed body`;
+      if (canonicalizeJson(value) !== canonicalizeJson(entry.data[field]))
+        return `data.${field} differs from the signed body`;
     }
     return undefined;
   }
@@ -278,7 +321,10 @@ export class LedgerChecker {
   private learnKeys(entry: WireEntry): void {
     const { data } = entry;
     if (entry.event_type === 'agent_registered') {
-      this.keys.set(entry.actor, { primary: String(data.pubkey), backup: typeof data.backup_pubkey === 'string' ? data.backup_pubkey : null });
+      this.keys.set(entry.actor, {
+        primary: String(data.pubkey),
+        backup: typeof data.backup_pubkey === 'string' ? data.backup_pubkey : null,
+      });
     } else if (entry.event_type === 'key_backup_registered') {
       const keys = this.keys.get(entry.actor);
       if (keys) keys.backup = String(data.backup_pubkey);
@@ -303,7 +349,8 @@ function weakKeyIn(entry: WireEntry, isPrimeOrderKey: CheckPrimitives['isPrimeOr
   for (const field of KEY_FIELDS.get(entry.event_type) ?? []) {
     const key = entry.data?.[field];
     if (key === null && field === 'backup_pubkey' && entry.event_type === 'agent_registered') continue;
-    if (typeof key !== 'string' || !isPrimeOrderKey(key)) return `data.${field} is not a canonical prime-order ed25519 key`;
+    if (typeof key !== 'string' || !isPrimeOrderKey(key))
+      return `data.${field} is not a canonical prime-order ed25519 key`;
   }
   return undefined;
 }

@@ -30,8 +30,10 @@ export function instructionsFor(tools: readonly Tool[], service_url?: string): s
   }
   const charter_read = charter ? `the charter (\`${charter}\`)` : `the charter (${at('/charter.md')})`;
   const reads = [named('society_status'), charter_read];
-  lines.push(`Before voting: read ${reads.filter(Boolean).join(', ')} and ${named('motion_list') ?? 'the motions'}, ` +
-    `then the motion itself (${named('motion_read') ?? 'GET /api/v1/motions/{id}'}).`);
+  lines.push(
+    `Before voting: read ${reads.filter(Boolean).join(', ')} and ${named('motion_list') ?? 'the motions'}, ` +
+      `then the motion itself (${named('motion_read') ?? 'GET /api/v1/motions/{id}'}).`,
+  );
   lines.push('AP (action points) pay for world acts and regrow with time up to a cap; `world_params` has the costs.');
   lines.push(
     needs_pom.length > 0

@@ -29,7 +29,14 @@ export interface SigningInput {
 
 /** The six lines that are signed, joined by \n with no trailing newline. */
 export function signingString(input: SigningInput): string {
-  return [SIGNATURE_SCHEME, input.method.toUpperCase(), input.path, input.agent_id, input.nonce, input.body_sha256].join('\n');
+  return [
+    SIGNATURE_SCHEME,
+    input.method.toUpperCase(),
+    input.path,
+    input.agent_id,
+    input.nonce,
+    input.body_sha256,
+  ].join('\n');
 }
 
 /** RFC 8785 (JCS). A request without a body signs the empty string. */

@@ -17,7 +17,12 @@ export function withDefaults(schema: Schema | undefined, value: unknown): unknow
   if (!schema || value === null || value === undefined) return value;
   const variants = schema.oneOf ?? schema.anyOf;
   if (variants) {
-    const match = variants.find((variant) => Object.entries(variant.properties ?? {}).every(([key, property]) => property.const === undefined || (value as Record<string, unknown>)?.[key] === property.const));
+    const match = variants.find((variant) =>
+      Object.entries(variant.properties ?? {}).every(
+        ([key, property]) =>
+          property.const === undefined || (value as Record<string, unknown>)?.[key] === property.const,
+      ),
+    );
     return match ? withDefaults(match, value) : value;
   }
   if (Array.isArray(value)) return value.map((item) => withDefaults(schema.items, item));

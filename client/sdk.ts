@@ -1,7 +1,15 @@
 import type { AgentKey } from './keys.js';
 import { solveChallenge, type PomChallenge } from './pom_solver.js';
 import { signText } from './keys.js';
-import { HEADER_AGENT_ID, HEADER_NEXT_NONCE, HEADER_NONCE, HEADER_SIGNATURE, canonicalBody, sha256Hex, signingString } from './protocol.js';
+import {
+  HEADER_AGENT_ID,
+  HEADER_NEXT_NONCE,
+  HEADER_NONCE,
+  HEADER_SIGNATURE,
+  canonicalBody,
+  sha256Hex,
+  signingString,
+} from './protocol.js';
 
 /** A refusal from the service, with its code and the whole body for details. */
 export class TesseraError extends Error {
@@ -65,17 +73,37 @@ export class TesseraClient {
    * restarted, or it expired) is refused before anything is touched, so the request
    * is then signed again once with a fresh nonce.
    */
-  async signed<T = unknown>(method: string, path: string, body: unknown, signer = this.requireKey(), agent_id = signer.agent_id): Promise<T> {
+  async signed<T = unknown>(
+    method: string,
+    path: string,
+    body: unknown,
+    signer = this.requireKey(),
+    agent_id = signer.agent_id,
+  ): Promise<T> {
     const handed_over = this.takeNextNonce(agent_id);
     try {
-      return await this.signedWith<T>(handed_over ?? (await this.nonce(agent_id)), method, path, body, signer, agent_id);
+      return await this.signedWith<T>(
+        handed_over ?? (await this.nonce(agent_id)),
+        method,
+        path,
+        body,
+        signer,
+        agent_id,
+      );
     } catch (error) {
       if (!handed_over || !(error instanceof TesseraError) || error.code !== 'NONCE_INVALID') throw error;
       return this.signedWith<T>(await this.nonce(agent_id), method, path, body, signer, agent_id);
     }
   }
 
-  private async signedWith<T>(nonce: string, method: string, path: string, body: unknown, signer: AgentKey, agent_id: string): Promise<T> {
+  private async signedWith<T>(
+    nonce: string,
+    method: string,
+    path: string,
+    body: unknown,
+    signer: AgentKey,
+    agent_id: string,
+  ): Promise<T> {
     const canonical = canonicalBody(body);
     const text = signingString({ method, path, agent_id, nonce, body_sha256: await sha256Hex(canonical) });
     const headers: Record<string, string> = {
@@ -84,7 +112,11 @@ export class TesseraClient {
       [HEADER_SIGNATURE]: await signText(signer, text),
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await this.fetcher(this.base_url + path, { method, headers, ...(body !== undefined ? { body: canonical } : {}) });
+    const response = await this.fetcher(this.base_url + path, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: canonical } : {}),
+    });
     const next = response.headers.get(HEADER_NEXT_NONCE);
     if (next) this.next_nonces.set(agent_id, { nonce: next, received_at_ms: Date.now() });
     return (await this.decode(response)) as T;
@@ -124,7 +156,11 @@ export class TesseraClient {
    * signed. If the act needs Proof of Machine, the client asks for a challenge, solves
    * it and sends the act again, once.
    */
-  async act<T = unknown>(act: string, payload: Record<string, unknown> = {}, pom?: PomAnswer): Promise<{ act: string; result: T; ledger: { first_seq: number; last_seq: number } }> {
+  async act<T = unknown>(
+    act: string,
+    payload: Record<string, unknown> = {},
+    pom?: PomAnswer,
+  ): Promise<{ act: string; result: T; ledger: { first_seq: number; last_seq: number } }> {
     const send = (answer?: PomAnswer) =>
       this.signed<{ act: string; result: T; ledger: { first_seq: number; last_seq: number } }>('POST', '/api/v1/act', {
         act,
@@ -164,7 +200,12 @@ export class TesseraClient {
       // Not JSON: keep the text for the error message.
     }
     if (!response.ok) {
-      const code = body && typeof body === 'object' && 'error' in body ? String((body as { error: unknown }).error) : response.status === 422 ? 'VALIDATION_FAILED' : 'HTTP_ERROR';
+      const code =
+        body && typeof body === 'object' && 'error' in body
+          ? String((body as { error: unknown }).error)
+          : response.status === 422
+            ? 'VALIDATION_FAILED'
+            : 'HTTP_ERROR';
       throw new TesseraError(response.status, code, body);
     }
     return body;

@@ -40,7 +40,12 @@ export interface Rules {
 /** The signed tools that are not acts of the catalogue: identity and membership. */
 export const SIGNED_EXTRA_TOOLS = ['register', 'membership_status', 'membership_checkout', 'billing_portal'] as const;
 
-const object = (properties: Record<string, unknown> = {}, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false });
+const object = (properties: Record<string, unknown> = {}, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
 
 /** The payment processor is outside the society: the two membership calls that reach it say so. */
 const PROCESSOR_ANNOTATIONS: ToolAnnotations = {
@@ -54,7 +59,8 @@ const PROCESSOR_ANNOTATIONS: ToolAnnotations = {
 export function routeOf(path: string, args: Record<string, unknown>): string {
   const query = new URLSearchParams();
   const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(args[name])));
-  for (const [key, value] of Object.entries(args)) if (!path.includes(`{${key}}`) && value !== undefined) query.set(key, String(value));
+  for (const [key, value] of Object.entries(args))
+    if (!path.includes(`{${key}}`) && value !== undefined) query.set(key, String(value));
   return query.size > 0 ? `${filled}?${query}` : filled;
 }
 
@@ -157,6 +163,7 @@ export function buildTools(rules: Rules, client: TesseraClient, options: { signe
       call: signedCall('POST', '/api/v1/membership/portal'),
     },
   ];
-  if (identity.map((tool) => tool.name).join() !== SIGNED_EXTRA_TOOLS.join()) throw new Error('SIGNED_EXTRA_TOOLS is out of date');
+  if (identity.map((tool) => tool.name).join() !== SIGNED_EXTRA_TOOLS.join())
+    throw new Error('SIGNED_EXTRA_TOOLS is out of date');
   return [...acts, ...identity, ...reads];
 }

@@ -35,14 +35,27 @@ export async function verifyLedger(base_url: string, options: VerifyOptions = {}
     head = page.head;
     for (const entry of page.entries) {
       const problem = await checker.check(entry);
-      if (problem) return { ok: false, entries_checked: checker.checked, head, first_bad_seq: problem.seq, reason: problem.reason };
+      if (problem)
+        return {
+          ok: false,
+          entries_checked: checker.checked,
+          head,
+          first_bad_seq: problem.seq,
+          reason: problem.reason,
+        };
     }
     options.on_progress?.(checker.checked, head.seq);
     if (page.entries.length === 0 || checker.checked >= head.seq) break;
     from = checker.checked + 1;
   }
   if (checker.checked !== head.seq || checker.head_hash !== head.hash) {
-    return { ok: false, entries_checked: checker.checked, head, first_bad_seq: checker.checked + 1, reason: 'the chain does not reach the head the server reports' };
+    return {
+      ok: false,
+      entries_checked: checker.checked,
+      head,
+      first_bad_seq: checker.checked + 1,
+      reason: 'the chain does not reach the head the server reports',
+    };
   }
   return { ok: true, entries_checked: checker.checked, head };
 }

@@ -33,7 +33,9 @@ export interface ApplyContext {
  * the ledger with its body's SHA-256 in place of the body, for records that must not
  * republish what was refused yet must still prove who asked (default 'body').
  */
-export type ApplyOutcome = { ok: true; result: Record<string, unknown>; answer_as?: Refusal; proof_form?: ProofForm } | Refusal;
+export type ApplyOutcome =
+  | { ok: true; result: Record<string, unknown>; answer_as?: Refusal; proof_form?: ProofForm }
+  | Refusal;
 
 /** What a read act sees: the state between ticks, at the host's present time. */
 export interface ReadContext {

@@ -39,10 +39,15 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
   invariant(definition && definition.effect === 'write', `not a write act in the engine: ${action.act}`);
   const gated = gateRefusal(state, definition, action.actor);
   if (gated) return { outcome: gated, entries: [] };
-  const challenge = definition.gates.pom ? pomRefusal(state, definition.name, action.actor, action.pom, at_ms) : undefined;
+  const challenge = definition.gates.pom
+    ? pomRefusal(state, definition.name, action.actor, action.pom, at_ms)
+    : undefined;
   if (challenge && 'ok' in challenge) return { outcome: challenge, entries: [] };
   const events: LedgerEvent[] = [];
-  const outcome = definition.apply({ state, at_ms, actor: action.actor, signed_body: action.proof?.body ?? null, emit: (event) => events.push(event) }, action.payload);
+  const outcome = definition.apply(
+    { state, at_ms, actor: action.actor, signed_body: action.proof?.body ?? null, emit: (event) => events.push(event) },
+    action.payload,
+  );
   if (outcome.ok && challenge) challenge.used = true;
   if (!outcome.ok) {
     invariant(events.length === 0, `${action.act} emitted events and then refused`);

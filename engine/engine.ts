@@ -14,9 +14,7 @@ export interface Submission extends LoggedAction {
   consumed_nonce?: ConsumedNonce;
 }
 
-export type SubmitResult =
-  | { ok: true; result: Record<string, unknown>; entries: ChainedEntry[] }
-  | Refusal;
+export type SubmitResult = { ok: true; result: Record<string, unknown>; entries: ChainedEntry[] } | Refusal;
 
 export interface EngineOptions {
   /** The host's clock, injected: the engine stamps each tick with it and never reads time itself. */
@@ -94,7 +92,11 @@ export class Engine {
     const engine = new Engine(store, recoverState(store), options);
     if (engine.current.tick === 0) {
       // Parsed here too, so the logged genesis always carries every default.
-      const founded = await engine.submit({ act: 'society_found', actor: 'system', payload: GenesisSchema.parse(genesis) });
+      const founded = await engine.submit({
+        act: 'society_found',
+        actor: 'system',
+        payload: GenesisSchema.parse(genesis),
+      });
       if (!founded.ok) throw new Error(`genesis refused: ${founded.code} ${founded.message}`);
     }
     return engine;
@@ -142,7 +144,8 @@ export class Engine {
 
   /** Resolves when every tick so far is durable. */
   async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.tick_scheduled || this.tick_wanted || this.reloading) await new Promise((r) => setImmediate(r));
+    while (this.queue.length > 0 || this.tick_scheduled || this.tick_wanted || this.reloading)
+      await new Promise((r) => setImmediate(r));
     await this.store.flushed();
   }
 
@@ -215,7 +218,9 @@ export class Engine {
     }
     const commit: TickCommit = {
       entries,
-      consumed_nonces: batch.flatMap((pending) => (pending.submission.consumed_nonce ? [pending.submission.consumed_nonce] : [])),
+      consumed_nonces: batch.flatMap((pending) =>
+        pending.submission.consumed_nonce ? [pending.submission.consumed_nonce] : [],
+      ),
     };
     if (logged.length > 0) {
       state.tick += 1;
@@ -236,8 +241,17 @@ export class Engine {
         batch.forEach((pending, index) => pending.resolve(answers[index]!));
         if (this.options.on_tick) {
           const committed_ms = this.options.monotonic_ms?.() ?? 0;
-          const outcomes = batch.map((pending, index) => ({ act: pending.submission.act, code: answers[index]!.ok ? 'ok' : (answers[index] as Refusal).code }));
-          this.options.on_tick({ actions: batch.length + due.length, entries: entries.length, apply_ms: applied_ms - started_ms, commit_ms: committed_ms - applied_ms, outcomes });
+          const outcomes = batch.map((pending, index) => ({
+            act: pending.submission.act,
+            code: answers[index]!.ok ? 'ok' : (answers[index] as Refusal).code,
+          }));
+          this.options.on_tick({
+            actions: batch.length + due.length,
+            entries: entries.length,
+            apply_ms: applied_ms - started_ms,
+            commit_ms: committed_ms - applied_ms,
+            outcomes,
+          });
         }
       },
       (error) => {

@@ -20,7 +20,9 @@ export const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{85}[AQgw]$/;
  * is for the API to judge around the signature check, where the cost of judging can
  * be kept from unsigned requests, and for apply to judge again (weakKeyRefusal).
  */
-export const PubkeySchema = z.string().regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters');
+export const PubkeySchema = z
+  .string()
+  .regex(PUBKEY_PATTERN, 'must be a base64url (no padding) ed25519 public key of 43 characters');
 
 /** A key read where no signature gates the work (the genesis settings): judged at parse time. */
 export const StrongPubkeySchema = PubkeySchema.refine(

@@ -82,7 +82,14 @@ export {
 } from './store/drill.js';
 
 // The read catalogue: every public read declared once, and the views pages reuse.
-export { defineRead, isReadRefusal, type BytesAnswer, type LedgerReader, type ReadContext, type ReadDefinition } from './read.js';
+export {
+  defineRead,
+  isReadRefusal,
+  type BytesAnswer,
+  type LedgerReader,
+  type ReadContext,
+  type ReadDefinition,
+} from './read.js';
 export { READ_CATALOGUE, findRead } from './read_catalogue.js';
 export { MessageSchema, aetherFeed, feedPage, feedSchemaOf, messageData } from './reads/aether.js';
 export { leaderboard, reputationOf } from './reads/reputation.js';

@@ -59,19 +59,19 @@ export interface LedgerEvent {
 export const LEDGER_RECIPE =
   'Each entry is {seq, prev_hash, at, event_type, actor, data, proof?, hash}. ' +
   'hash = lowercase hex SHA-256 of the UTF-8 RFC 8785 (JCS) serialisation of the entry without its hash field. ' +
-  'prev_hash = the previous entry\'s hash; for seq 1 it is 64 zeros. ' +
+  "prev_hash = the previous entry's hash; for seq 1 it is 64 zeros. " +
   'proof, on the first entry a signed request produced, is {method, path, nonce, body, signature} with body the canonical body signed, ' +
   'or {method, path, nonce, body_sha256, signature} where the body must not be republished (a refused Bedrock filing), ' +
   'body_sha256 being the lowercase hex SHA-256 of that body; exactly one of body and body_sha256 is present. The signing string is ' +
   '"society-sig-v1\\n<METHOD>\\n<path and query>\\n<actor>\\n<nonce>\\n<hex SHA-256 of body, or body_sha256>", and signature is its ' +
-  'base64url ed25519 signature by the actor\'s primary key as registered earlier on this ledger ' +
+  "base64url ed25519 signature by the actor's primary key as registered earlier on this ledger " +
   '(by data.pubkey itself on agent_registered, by the backup key on key_rotated). ' +
-  'Every entry that opens an agent\'s signed request (an act, a vote, a motion, a p0_refusal) carries that request\'s proof; ' +
+  "Every entry that opens an agent's signed request (an act, a vote, a motion, a p0_refusal) carries that request's proof; " +
   'entries that follow it within the same request (standing_awarded, biome_first_discovery, relic_found for the requester; ' +
   'resource_received for the recipient named in resource_sent) carry none and share its at. ' +
-  'A p0_refusal\'s proof is in the body_sha256 form, equal to its data.payload_sha256; every other proof carries its body, ' +
-  'which must request the act that opens that event type, and the data fields that repeat the request (a vote\'s motion_id and choice, ...) must equal it. ' +
-  'An agent is never the actor of a system event, nor the system of an agent\'s. ' +
+  "A p0_refusal's proof is in the body_sha256 form, equal to its data.payload_sha256; every other proof carries its body, " +
+  "which must request the act that opens that event type, and the data fields that repeat the request (a vote's motion_id and choice, ...) must equal it. " +
+  "An agent is never the actor of a system event, nor the system of an agent's. " +
   'Every key an entry brings in (data.pubkey, data.backup_pubkey, data.new_pubkey) must be the canonical base64url of the canonical ' +
   'encoding of a prime-order ed25519 point, and every signature canonical base64url with S < L; a ledger that breaks this is not sound. ' +
   'Entries are never rewritten or deleted.';

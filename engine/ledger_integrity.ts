@@ -43,12 +43,14 @@ const HEX64 = /^[0-9a-f]{64}$/;
 export function storedEntryProblem(seq: number, json: string, prev_hash: string): string | undefined {
   const suffix_at = json.length - HASH_SUFFIX_LENGTH;
   const hash = json.slice(-66, -2);
-  if (suffix_at < 0 || !json.startsWith(HASH_FIELD, suffix_at) || !json.endsWith('"}') || !HEX64.test(hash)) return 'the stored text does not end with its hash';
+  if (suffix_at < 0 || !json.startsWith(HASH_FIELD, suffix_at) || !json.endsWith('"}') || !HEX64.test(hash))
+    return 'the stored text does not end with its hash';
   const canonical = `${json.slice(0, suffix_at)}}`;
   if (!canonical.endsWith(`,"seq":${seq}}`)) return `stored under seq ${seq}, but its text names another seq`;
   const link_at = canonical.lastIndexOf(LINK_FIELD) + LINK_FIELD.length;
-  if (link_at < LINK_FIELD.length || canonical.slice(link_at, link_at + 64) !== prev_hash) return `prev_hash does not link to the hash of entry ${seq - 1} (entry ${seq - 1} or this one was rewritten)`;
-  if (sha256Hex(canonical) !== hash) return 'hash is not the SHA-256 of the entry\'s content (the content was edited)';
+  if (link_at < LINK_FIELD.length || canonical.slice(link_at, link_at + 64) !== prev_hash)
+    return `prev_hash does not link to the hash of entry ${seq - 1} (entry ${seq - 1} or this one was rewritten)`;
+  if (sha256Hex(canonical) !== hash) return "hash is not the SHA-256 of the entry's content (the content was edited)";
   return undefined;
 }
 
@@ -61,11 +63,16 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * chain from the genesis hash; returns the head at through_seq. Throws
  * StoreIntegrityError at the first entry that is missing or wrong.
  */
-export function checkStoredChain(entries: Iterable<StoredEntry>, through_seq: number, on_checked?: (seq: number) => void): LedgerHead {
+export function checkStoredChain(
+  entries: Iterable<StoredEntry>,
+  through_seq: number,
+  on_checked?: (seq: number) => void,
+): LedgerHead {
   let head: LedgerHead = { seq: 0, hash: GENESIS_PREV_HASH };
   if (through_seq <= 0) return head;
   for (const { seq, json } of entries) {
-    if (seq !== head.seq + 1) throw new StoreIntegrityError(head.seq + 1, `missing from the store (the next stored entry is seq ${seq})`);
+    if (seq !== head.seq + 1)
+      throw new StoreIntegrityError(head.seq + 1, `missing from the store (the next stored entry is seq ${seq})`);
     const problem = storedEntryProblem(seq, json, head.hash);
     if (problem) throw new StoreIntegrityError(seq, problem);
     head = { seq, hash: json.slice(-66, -2) };
@@ -80,7 +87,10 @@ export function checkStoredChain(entries: Iterable<StoredEntry>, through_seq: nu
  * text byte for byte. An edit shows here whether or not its hash was recomputed,
  * since the regenerated entry comes from the log and the previous regenerated hash.
  */
-export function regeneratedEntryProblem(stored_json: string | undefined, regenerated: ChainedEntry): string | undefined {
+export function regeneratedEntryProblem(
+  stored_json: string | undefined,
+  regenerated: ChainedEntry,
+): string | undefined {
   if (stored_json === regenerated.json) return undefined;
   if (stored_json === undefined) return 'missing from the store, though the log produces it';
   let stored: Record<string, unknown>;

@@ -14,7 +14,11 @@ export const ParamsSchema = z.strictObject({
   ap_per_interval: count(1_000, 1),
   ap_cap: z.int().min(1).max(1_000_000).default(480),
   // Governance
-  voting_window_seconds: z.int().min(60).max(30 * 86_400).default(48 * 3600),
+  voting_window_seconds: z
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(48 * 3600),
   genesis_period: z.boolean().default(true),
   quorum_floor: z.int().min(3).max(1_000_000).default(3),
   quorum_rate_percent: z.int().min(0).max(100).default(20),
@@ -69,5 +73,16 @@ export type Params = z.output<typeof ParamsSchema>;
 export const DEFAULT_PARAMS: Params = ParamsSchema.parse({});
 
 /** The parameters that describe the world, served by GET /api/v1/world/params. */
-const GOVERNANCE_PARAM_NAMES = new Set(['pom_deadline_ms', 'voting_window_seconds', 'genesis_period', 'quorum_floor', 'quorum_rate_percent', 'genesis_quorum_rate_percent', 'motions_per_day_max', 'bulletin_posts_per_day_max']);
-export const WORLD_PARAM_NAMES = Object.keys(DEFAULT_PARAMS).filter((name) => !GOVERNANCE_PARAM_NAMES.has(name)) as (keyof Params)[];
+const GOVERNANCE_PARAM_NAMES = new Set([
+  'pom_deadline_ms',
+  'voting_window_seconds',
+  'genesis_period',
+  'quorum_floor',
+  'quorum_rate_percent',
+  'genesis_quorum_rate_percent',
+  'motions_per_day_max',
+  'bulletin_posts_per_day_max',
+]);
+export const WORLD_PARAM_NAMES = Object.keys(DEFAULT_PARAMS).filter(
+  (name) => !GOVERNANCE_PARAM_NAMES.has(name),
+) as (keyof Params)[];

@@ -36,7 +36,9 @@ export interface ReadContext {
  * response and the MCP tool result come from it); a view answering bytes names its
  * media type and returns a BytesAnswer.
  */
-export type ReadResponse = { kind: 'json'; schema: z.ZodType } | { kind: 'bytes'; media_type: string; description: string };
+export type ReadResponse =
+  | { kind: 'json'; schema: z.ZodType }
+  | { kind: 'bytes'; media_type: string; description: string };
 
 /** The answer of a bytes read. With an etag, a client that holds it is answered 304 without a body. */
 export interface BytesAnswer {

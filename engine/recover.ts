@@ -36,13 +36,16 @@ export interface RecoverOptions {
 export function recoverState(store: EngineStore, options: RecoverOptions = {}): SocietyState {
   const until_tick = options.until_tick ?? store.lastTick();
   if (options.from_state) return replayLog(store, options.from_state, until_tick, [], options.on_tick);
-  if (options.use_snapshot === false) return replayLog(store, emptyState(), until_tick, store.snapshotTicks(), options.on_tick);
+  if (options.use_snapshot === false)
+    return replayLog(store, emptyState(), until_tick, store.snapshotTicks(), options.on_tick);
   const snapshot_ticks = store.snapshotTicks();
   const newest = snapshot_ticks.at(-1);
   const snapshot = newest === undefined ? undefined : store.snapshotAt(newest);
   const state = snapshot ? stateFromImage(snapshot) : emptyState();
   const through_seq = state.ledger_head.seq;
-  const checked = checkStoredChain(store.ledgerEntries(1), through_seq, (seq) => options.on_entry_checked?.(seq, through_seq));
+  const checked = checkStoredChain(store.ledgerEntries(1), through_seq, (seq) =>
+    options.on_entry_checked?.(seq, through_seq),
+  );
   if (checked.hash !== state.ledger_head.hash) {
     throw new StoreIntegrityError(
       through_seq,
@@ -53,7 +56,11 @@ export function recoverState(store: EngineStore, options: RecoverOptions = {}): 
     const previous = snapshot_ticks.at(-2);
     const previous_image = previous === undefined ? undefined : store.snapshotAt(previous);
     const replayed = replayLog(store, previous_image ? stateFromImage(previous_image) : emptyState(), newest, [newest]);
-    if (replayed.tick !== newest) throw new StoreIntegrityError(replayed.ledger_head.seq + 1, `the log ends at tick ${replayed.tick}, before the snapshot of tick ${newest}`);
+    if (replayed.tick !== newest)
+      throw new StoreIntegrityError(
+        replayed.ledger_head.seq + 1,
+        `the log ends at tick ${replayed.tick}, before the snapshot of tick ${newest}`,
+      );
   }
   return replayLog(store, state, until_tick, [], options.on_tick);
 }
@@ -63,7 +70,13 @@ export function recoverState(store: EngineStore, options: RecoverOptions = {}): 
  * entry checked against the stored one byte for byte; at each tick in
  * snapshot_ticks, the stored snapshot must hash as the replayed state does.
  */
-function replayLog(store: EngineStore, state: SocietyState, until_tick: number, snapshot_ticks: number[], on_tick?: RecoverOptions['on_tick']): SocietyState {
+function replayLog(
+  store: EngineStore,
+  state: SocietyState,
+  until_tick: number,
+  snapshot_ticks: number[],
+  on_tick?: RecoverOptions['on_tick'],
+): SocietyState {
   const compare_at = new Set(snapshot_ticks);
   const ticks = store.ticksAfter(state.tick)[Symbol.iterator]();
   for (;;) {
@@ -76,7 +89,10 @@ function replayLog(store: EngineStore, state: SocietyState, until_tick: number, 
       tick = next.value.tick;
       entries = replayTick(state, next.value);
     } catch (error) {
-      throw new StoreIntegrityError(next_seq, `the log after tick ${state.tick} does not replay: ${(error as Error).message}`);
+      throw new StoreIntegrityError(
+        next_seq,
+        `the log after tick ${state.tick} does not replay: ${(error as Error).message}`,
+      );
     }
     for (const entry of entries) {
       const problem = regeneratedEntryProblem(store.ledgerJson(entry.seq), entry);
@@ -85,7 +101,10 @@ function replayLog(store: EngineStore, state: SocietyState, until_tick: number, 
     if (compare_at.has(tick)) {
       const image = store.snapshotAt(tick);
       if (image && stateHash(stateFromImage(image)) !== stateHash(state)) {
-        throw new StoreIntegrityError(state.ledger_head.seq, `the snapshot of tick ${tick} is not the state the log produces at that tick: the snapshot was edited (the ledger up to here is sound)`);
+        throw new StoreIntegrityError(
+          state.ledger_head.seq,
+          `the snapshot of tick ${tick} is not the state the log produces at that tick: the snapshot was edited (the ledger up to here is sound)`,
+        );
       }
     }
     on_tick?.(tick, store.lastTick());
@@ -93,7 +112,10 @@ function replayLog(store: EngineStore, state: SocietyState, until_tick: number, 
   if (until_tick < store.lastTick()) return state;
   const head = store.ledgerHead();
   if (head.seq > state.ledger_head.seq) {
-    throw new StoreIntegrityError(state.ledger_head.seq + 1, `the store holds entries up to seq ${head.seq} but the log (up to tick ${state.tick}) produces only ${state.ledger_head.seq}`);
+    throw new StoreIntegrityError(
+      state.ledger_head.seq + 1,
+      `the store holds entries up to seq ${head.seq} but the log (up to tick ${state.tick}) produces only ${state.ledger_head.seq}`,
+    );
   }
   return state;
 }

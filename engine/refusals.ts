@@ -17,7 +17,11 @@ export const REFUSALS = {
   UNKNOWN_AGENT: { status: 404, message: 'No agent is registered under that id.' },
   HANDLE_TAKEN: { status: 409, message: 'That handle is already registered.' },
   KEY_TAKEN: { status: 409, message: 'That public key is already registered.' },
-  WEAK_KEY: { status: 400, message: 'That public key is not the canonical encoding of a prime-order ed25519 point, so a signature by it proves nothing.' },
+  WEAK_KEY: {
+    status: 400,
+    message:
+      'That public key is not the canonical encoding of a prime-order ed25519 point, so a signature by it proves nothing.',
+  },
   NO_BACKUP_KEY: { status: 409, message: 'This agent has no backup key, so its primary key cannot be rotated.' },
   UNKNOWN_ACT: { status: 404, message: 'There is no act by that name.' },
 
@@ -40,7 +44,10 @@ export const REFUSALS = {
   // Governance.
   MEMBERSHIP_REQUIRED: { status: 402, message: 'Filing, cosponsoring and voting need an active membership.' },
   FOUNDER_ONLY: { status: 403, message: 'Only the Founder key may use the enactment routes.' },
-  BEDROCK_PROTECTED: { status: 403, message: 'That operation touches Bedrock, which no motion or enactment can change.' },
+  BEDROCK_PROTECTED: {
+    status: 403,
+    message: 'That operation touches Bedrock, which no motion or enactment can change.',
+  },
   INVALID_CHANGE: { status: 409, message: 'A change in this motion cannot be applied as written.' },
   UNKNOWN_MOTION: { status: 404, message: 'There is no motion with that id.' },
   NOT_AUTHOR: { status: 403, message: 'Only the author may do that.' },
@@ -52,21 +59,37 @@ export const REFUSALS = {
   RATE_LIMITED: { status: 429, message: 'Too many requests of this kind; try again after Retry-After seconds.' },
 
   // Proof of Machine.
-  POM_REQUIRED: { status: 403, message: 'This act needs Proof of Machine: ask POST /api/v1/pom/challenge for a challenge first.' },
+  POM_REQUIRED: {
+    status: 403,
+    message: 'This act needs Proof of Machine: ask POST /api/v1/pom/challenge for a challenge first.',
+  },
   POM_FAILED: { status: 403, message: 'The Proof of Machine answer is wrong, late, reused or not yours.' },
   POM_NOT_REQUIRED: { status: 409, message: 'That act needs no Proof of Machine.' },
 
   // Payments.
-  PAYMENTS_OFF: { status: 409, message: 'Payments are off on this society: every registered agent is already an active member.' },
+  PAYMENTS_OFF: {
+    status: 409,
+    message: 'Payments are off on this society: every registered agent is already an active member.',
+  },
   ALREADY_MEMBER: { status: 409, message: 'You already hold an active membership.' },
-  NO_BILLING_ACCOUNT: { status: 409, message: 'There is no billing account on record for you yet: check out a membership first.' },
+  NO_BILLING_ACCOUNT: {
+    status: 409,
+    message: 'There is no billing account on record for you yet: check out a membership first.',
+  },
   WEBHOOK_SIGNATURE_INVALID: { status: 400, message: 'The Stripe-Signature header does not verify this body.' },
-  WEBHOOK_EVENT_INVALID: { status: 400, message: 'The signed webhook body is not a processor event this service understands (id, type and data.object are required).' },
+  WEBHOOK_EVENT_INVALID: {
+    status: 400,
+    message:
+      'The signed webhook body is not a processor event this service understands (id, type and data.object are required).',
+  },
   ALREADY_FULFILLED: { status: 409, message: 'This processor event was fulfilled already.' },
   PAYMENT_MODE_MISMATCH: { status: 409, message: 'The event comes from the other payment mode.' },
   GRANT_INVALID: { status: 410, message: 'That grant link is unknown or was used already.' },
   RECOVERY_FAILED: { status: 403, message: 'No recorded payment could be confirmed for that checkout session.' },
-  PAYMENT_PROVIDER_UNAVAILABLE: { status: 502, message: 'The payment processor did not answer; nothing was charged or recorded. Try again.' },
+  PAYMENT_PROVIDER_UNAVAILABLE: {
+    status: 502,
+    message: 'The payment processor did not answer; nothing was charged or recorded. Try again.',
+  },
 
   // Capacity, not a fault: the client sends the same request again after Retry-After.
   QUEUE_FULL: {

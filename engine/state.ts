@@ -143,7 +143,9 @@ export function stateFromImage(image: StateImage): SocietyState {
   state.tick = image.tick;
   state.ledger_head = { ...image.ledger_head };
   for (const agent of image.agents) indexAgent(state, { ...agent });
-  state.first_member_acts_ms = image.agents.flatMap((agent) => (agent.first_acted_at_ms === undefined ? [] : [agent.first_acted_at_ms])).sort((a, b) => a - b);
+  state.first_member_acts_ms = image.agents
+    .flatMap((agent) => (agent.first_acted_at_ms === undefined ? [] : [agent.first_acted_at_ms]))
+    .sort((a, b) => a - b);
   if (image.world) state.world = restoreWorld(image.world_seed, image.world);
   state.governance = structuredClone(image.governance);
   state.pom = structuredClone(image.pom);

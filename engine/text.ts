@@ -17,9 +17,12 @@ import { z } from 'zod';
 const one_line_pattern = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/;
 const multi_line_pattern = /^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$/;
 
-const one_line_message = 'must be one line: no line breaks or control characters (U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)';
-const multi_line_message = 'must hold no control characters other than \\n and \\t (U+0000-U+0008, U+000B-U+001F, U+007F-U+009F)';
-const bidi_message = 'must close every bidirectional embedding or override (U+202A, U+202B, U+202D, U+202E) with U+202C and every isolate (U+2066-U+2068) with U+2069, nested, on the same line';
+const one_line_message =
+  'must be one line: no line breaks or control characters (U+0000-U+001F, U+007F-U+009F, U+2028, U+2029)';
+const multi_line_message =
+  'must hold no control characters other than \\n and \\t (U+0000-U+0008, U+000B-U+001F, U+007F-U+009F)';
+const bidi_message =
+  'must close every bidirectional embedding or override (U+202A, U+202B, U+202D, U+202E) with U+202C and every isolate (U+2066-U+2068) with U+2069, nested, on the same line';
 
 const EMBEDDING_OPENERS = new Set(['\u202a', '\u202b', '\u202d', '\u202e']);
 const ISOLATE_OPENERS = new Set(['\u2066', '\u2067', '\u2068']);
@@ -51,7 +54,11 @@ export function oneLineText(max_chars: number) {
 
 /** A body or a message: lines joined by \n, at most max_chars UTF-16 code units. */
 export function multiLineText(max_chars: number) {
-  return z.string().max(max_chars).regex(multi_line_pattern, multi_line_message).refine(bidiControlsPaired, bidi_message);
+  return z
+    .string()
+    .max(max_chars)
+    .regex(multi_line_pattern, multi_line_message)
+    .refine(bidiControlsPaired, bidi_message);
 }
 
 const UNSAFE_IN_QUOTE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -64,7 +71,10 @@ const UNSAFE_IN_QUOTE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
  * accepted before they existed.
  */
 export function quoteMemberText(text: string): string {
-  return JSON.stringify(text).replace(UNSAFE_IN_QUOTE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(text).replace(
+    UNSAFE_IN_QUOTE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The society's own text for one line: any line break becomes a space. */

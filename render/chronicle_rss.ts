@@ -25,7 +25,13 @@ function rssText(text: string): string {
 
 /** The chronicle as RSS 2.0, newest first, as given. */
 export function chronicleRss(base_url: string, society_name: string, items: readonly ChronicleRssItem[]): string {
-  const feed = new Feed({ title: `${society_name} chronicle`, id: `${base_url}/chronicle.rss`, link: `${base_url}/`, description: 'What happened in the society, newest first.', copyright: 'Public record' });
+  const feed = new Feed({
+    title: `${society_name} chronicle`,
+    id: `${base_url}/chronicle.rss`,
+    link: `${base_url}/`,
+    description: 'What happened in the society, newest first.',
+    copyright: 'Public record',
+  });
   for (const item of items) {
     feed.addItem({
       title: rssText(item.text),

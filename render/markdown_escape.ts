@@ -20,7 +20,11 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  */
 export function escapeMarkdownInline(text: string): string {
   const line = asOneLine(text).replace(CONTROLS, '\uFFFD');
-  const escaped = line.replace(INLINE_SPECIALS, '\\$&').replace(EMPHASIS_UNDERSCORE, '\\_').replace(LINE_START_BULLET, '$1\\$2').replace(LINE_START_ORDINAL, '$1\\$2');
+  const escaped = line
+    .replace(INLINE_SPECIALS, '\\$&')
+    .replace(EMPHASIS_UNDERSCORE, '\\_')
+    .replace(LINE_START_BULLET, '$1\\$2')
+    .replace(LINE_START_ORDINAL, '$1\\$2');
   return isolateBidiText(escaped);
 }
 

@@ -22,7 +22,10 @@ ${membership}
   );
 }
 
-export function observerOfferPage(frame: PageFrame, view: { payments: string; observer_cents: number; unwatched: boolean }): string {
+export function observerOfferPage(
+  frame: PageFrame,
+  view: { payments: string; observer_cents: number; unwatched: boolean },
+): string {
   const action =
     view.payments === 'off'
       ? '<p>Payments are off on this society, so the offer cannot be bought here.</p>'

@@ -1,5 +1,18 @@
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,7 +49,11 @@ async function seqOf(society: TestSociety, agent_id: string): Promise<number> {
 
 /** Edits an entry's data in the live store and keeps its stored hash, as an operator with disk access could. */
 async function editEntryKeepingHash(society: TestSociety, seq: number, from: string, to: string): Promise<void> {
-  const ledger = society.store.root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
+  const ledger = society.store.root.openDB<string, number>({
+    name: 'ledger',
+    keyEncoding: 'uint32',
+    encoding: 'string',
+  });
   const json = ledger.get(seq)!;
   expect(json).toContain(from);
   const edited = json.replace(from, to);
@@ -52,7 +69,15 @@ describe('backups', () => {
     expect(readdirSync(backups)).toEqual([taken.backup_id]);
     const manifest = JSON.parse(readFileSync(join(backups, taken.backup_id, 'manifest.json'), 'utf8'));
     const data = join(backups, taken.backup_id, 'data.mdb');
-    expect(manifest).toEqual({ format: 1, backup_id: taken.backup_id, ledger_seq: head.seq, ledger_hash: head.hash, data_bytes: statSync(data).size, data_sha256: sha256(data), created_at: new Date(society.now()).toISOString() });
+    expect(manifest).toEqual({
+      format: 1,
+      backup_id: taken.backup_id,
+      ledger_seq: head.seq,
+      ledger_hash: head.hash,
+      data_bytes: statSync(data).size,
+      data_sha256: sha256(data),
+      created_at: new Date(society.now()).toISOString(),
+    });
     expect(taken.manifest).toEqual(manifest);
   });
 
@@ -73,7 +98,9 @@ describe('backups', () => {
       { name: '999999999999-1', reason: expect.stringContaining('no manifest') },
     ]);
     expect(result.detail).toContain('999999999999-1 (no manifest');
-    expect(society.logs.some((line) => line.includes('"backup_skipped"') && line.includes('999999999999-1'))).toBe(true);
+    expect(society.logs.some((line) => line.includes('"backup_skipped"') && line.includes('999999999999-1'))).toBe(
+      true,
+    );
 
     const next = await backup(founder);
     expect(next.leftovers_removed).toEqual([`${INCOMPLETE_PREFIX}999999999999-2`]);
@@ -109,7 +136,7 @@ describe('backups', () => {
 });
 
 describe('the order of backups', () => {
-  it('is the order they were taken, not their seqs: after a restore, retention keeps and the drill takes the new history\'s', () => {
+  it("is the order they were taken, not their seqs: after a restore, retention keeps and the drill takes the new history's", () => {
     const data_dir = mkdtempSync(join(tmpdir(), 'tessera-backup-order-'));
     try {
       // Taken before a restore to seq 50: seq 900 at t=1000 and seq 950 at t=2000; after it, seq 60 at t=3000.
@@ -118,9 +145,24 @@ describe('the order of backups', () => {
         mkdirSync(folder, { recursive: true });
         writeFileSync(join(folder, 'data.mdb'), Buffer.alloc(16));
         const seq = Number(backup_id.slice(0, 12));
-        writeFileSync(join(folder, 'manifest.json'), JSON.stringify({ format: 1, backup_id, ledger_seq: seq, ledger_hash: 'a'.repeat(64), data_bytes: 16, data_sha256: 'b'.repeat(64), created_at: '2026-11-23T10:00:00.000Z' }));
+        writeFileSync(
+          join(folder, 'manifest.json'),
+          JSON.stringify({
+            format: 1,
+            backup_id,
+            ledger_seq: seq,
+            ledger_hash: 'a'.repeat(64),
+            data_bytes: 16,
+            data_sha256: 'b'.repeat(64),
+            created_at: '2026-11-23T10:00:00.000Z',
+          }),
+        );
       }
-      expect(listBackups(data_dir).map((backup) => backup.backup_id)).toEqual(['000000000900-1000', '000000000950-2000', '000000000060-3000']);
+      expect(listBackups(data_dir).map((backup) => backup.backup_id)).toEqual([
+        '000000000900-1000',
+        '000000000950-2000',
+        '000000000060-3000',
+      ]);
     } finally {
       rmSync(data_dir, { recursive: true, force: true });
     }
@@ -154,7 +196,9 @@ describe('restore drills that cannot pass on a lie', () => {
     // edited ledger exactly, start-up (hashes, chain, replay) finds nothing, and the backup copies the lie.
     const root = open({ path: store_dir, maxDbs: 8 });
     const log = root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
-    for (const { key, value } of Array.from(log.getRange())) if (value.includes('"handle":"alpha"')) log.putSync(key, value.replace('"handle":"alpha"', '"handle":"impostor"'));
+    for (const { key, value } of Array.from(log.getRange()))
+      if (value.includes('"handle":"alpha"'))
+        log.putSync(key, value.replace('"handle":"alpha"', '"handle":"impostor"'));
     const ledger = root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
     const victim_seq = Array.from(ledger.getRange()).find(({ value }) => value.includes('"handle":"alpha"'))!.key;
     await root.close();

@@ -44,17 +44,22 @@ describe('restore drills beside a live server', () => {
         expect(response.status).toBe(200);
         await response.arrayBuffer();
         latencies_ms.push(performance.now() - started);
-        if (performance.now() - started > 50) slow.push(`${Math.round(started - t0)}:${Math.round(performance.now() - started)}`);
+        if (performance.now() - started > 50)
+          slow.push(`${Math.round(started - t0)}:${Math.round(performance.now() - started)}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
     const started = performance.now();
-    const drill = await founder.signed<any>('POST', '/operator/restore-drill', undefined).finally(() => (drilling = false));
+    const drill = await founder
+      .signed<any>('POST', '/operator/restore-drill', undefined)
+      .finally(() => (drilling = false));
     const drill_ms = performance.now() - started;
     await poller;
     expect(drill).toMatchObject({ outcome: 'passed', backup_id: grown.backup!.backup_id });
     expect(drill_ms).toBeGreaterThan(1000);
-    console.log(`drill of ${grown.ledger_seq} entries: ${Math.round(drill_ms)} ms; /healthz answered ${latencies_ms.length} times, slowest ${Math.round(Math.max(...latencies_ms))} ms; slow at ${slow.join(' ')}`);
+    console.log(
+      `drill of ${grown.ledger_seq} entries: ${Math.round(drill_ms)} ms; /healthz answered ${latencies_ms.length} times, slowest ${Math.round(Math.max(...latencies_ms))} ms; slow at ${slow.join(' ')}`,
+    );
     expect(latencies_ms.length).toBeGreaterThan(drill_ms / 20 / 3);
     expect(Math.max(...latencies_ms)).toBeLessThan(100);
   }, 60_000);
@@ -65,7 +70,12 @@ describe('restore drills beside a live server', () => {
     void founder.signed('POST', '/operator/backup', undefined).catch(() => undefined);
     // Kill as soon as the copy has begun: the store is large enough that it is still being written.
     for (;;) {
-      if (readdirSync(backups).some((name) => name.startsWith(INCOMPLETE_PREFIX) && existsSync(join(backups, name, 'data.mdb')))) break;
+      if (
+        readdirSync(backups).some(
+          (name) => name.startsWith(INCOMPLETE_PREFIX) && existsSync(join(backups, name, 'data.mdb')),
+        )
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     await server!.kill('SIGKILL');

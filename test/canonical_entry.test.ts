@@ -5,7 +5,10 @@ import { canonicalJson, sha256Hex } from '../engine/canonical.js';
 import { canonicalEntry, chainEntry, entryHash, ledgerProof } from '../engine/ledger.js';
 
 // Printable text in every script, and ASCII including control characters (escapes).
-const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'binary-ascii', maxLength: 40 }));
+const text = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ unit: 'binary-ascii', maxLength: 40 }),
+);
 // Keys in any order, with the awkward ones: integer-like keys enumerate first in JavaScript, and "__proto__" is special to assignment.
 const key = fc.oneof(text, fc.nat(20).map(String), fc.constant('__proto__'));
 const json_value = fc.letrec((tie) => ({
@@ -24,9 +27,20 @@ const json_value = fc.letrec((tie) => ({
 const signed = { method: fc.constantFrom('POST', 'GET'), path: text, nonce: text, signature: text };
 const sha256_hex = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 });
 // Both forms an entry carries: the signed body itself, or its digest where the body must not be republished.
-const proof = fc.oneof(fc.record({ ...signed, body: text }), fc.record({ ...signed, body_sha256: fc.oneof(sha256_hex, text) }));
+const proof = fc.oneof(
+  fc.record({ ...signed, body: text }),
+  fc.record({ ...signed, body_sha256: fc.oneof(sha256_hex, text) }),
+);
 const unhashed = fc.record(
-  { seq: fc.nat(), prev_hash: fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), at: text, event_type: text, actor: text, data: fc.dictionary(key, json_value, { maxKeys: 6 }), proof },
+  {
+    seq: fc.nat(),
+    prev_hash: fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }),
+    at: text,
+    event_type: text,
+    actor: text,
+    data: fc.dictionary(key, json_value, { maxKeys: 6 }),
+    proof,
+  },
   { requiredKeys: ['seq', 'prev_hash', 'at', 'event_type', 'actor', 'data'] },
 );
 
@@ -40,8 +54,12 @@ describe('the canonical JSON fast path', () => {
     );
     // Integer-like keys enumerate first whatever their order; JCS sorts them as text.
     expect(canonicalJson({ '9': 1, '10': 2, a: 3 })).toBe('{"10":2,"9":1,"a":3}');
-    expect(canonicalJson({ a: 1, b: { c: [1, 2, { d: null, e: 'x' }] } })).toBe('{"a":1,"b":{"c":[1,2,{"d":null,"e":"x"}]}}');
-    expect(canonicalJson({ payload: { motion_id: 'M-1', choice: 'aye' }, act: 'vote_cast', puzzle_solution: null })).toBe('{"act":"vote_cast","payload":{"choice":"aye","motion_id":"M-1"},"puzzle_solution":null}');
+    expect(canonicalJson({ a: 1, b: { c: [1, 2, { d: null, e: 'x' }] } })).toBe(
+      '{"a":1,"b":{"c":[1,2,{"d":null,"e":"x"}]}}',
+    );
+    expect(
+      canonicalJson({ payload: { motion_id: 'M-1', choice: 'aye' }, act: 'vote_cast', puzzle_solution: null }),
+    ).toBe('{"act":"vote_cast","payload":{"choice":"aye","motion_id":"M-1"},"puzzle_solution":null}');
     expect(canonicalJson({ b: -0, a: 1e21, c: 0.1 })).toBe('{"a":1e+21,"b":0,"c":0.1}');
     expect(() => canonicalJson({ b: 1, a: '\ud800' })).toThrow();
     expect(canonicalJson(JSON.parse('{"z":1,"__proto__":{"b":2,"a":1}}'))).toBe('{"__proto__":{"a":1,"b":2},"z":1}');
@@ -56,21 +74,48 @@ describe('the ledger entry canonicaliser', () => {
       }),
       { numRuns: 500 },
     );
-    const digest = { seq: 1, prev_hash: '0'.repeat(64), at: 'now', event_type: 'p0_refusal', actor: 'ag_1', data: {}, proof: { signature: 's', path: '/p', nonce: 'n', method: 'POST', body_sha256: 'ab'.repeat(32) } };
-    expect(canonicalEntry(digest)).toContain(`"proof":{"body_sha256":"${'ab'.repeat(32)}","method":"POST","nonce":"n","path":"/p","signature":"s"}`);
+    const digest = {
+      seq: 1,
+      prev_hash: '0'.repeat(64),
+      at: 'now',
+      event_type: 'p0_refusal',
+      actor: 'ag_1',
+      data: {},
+      proof: { signature: 's', path: '/p', nonce: 'n', method: 'POST', body_sha256: 'ab'.repeat(32) },
+    };
+    expect(canonicalEntry(digest)).toContain(
+      `"proof":{"body_sha256":"${'ab'.repeat(32)}","method":"POST","nonce":"n","path":"/p","signature":"s"}`,
+    );
     expect(canonicalEntry(digest)).toBe(canonicalJson(digest));
   });
 
-  it('puts a signed request on the ledger as it was signed, or as its digest, which is the hash on the signing string\'s last line', () => {
-    const request = { method: 'POST', path: '/api/v1/act', nonce: 'n0nce', body: '{"act":"motion_propose"}', signature: 'sig' };
+  it("puts a signed request on the ledger as it was signed, or as its digest, which is the hash on the signing string's last line", () => {
+    const request = {
+      method: 'POST',
+      path: '/api/v1/act',
+      nonce: 'n0nce',
+      body: '{"act":"motion_propose"}',
+      signature: 'sig',
+    };
     expect(ledgerProof(request, 'body')).toBe(request);
-    expect(ledgerProof(request, 'digest')).toEqual({ method: 'POST', path: '/api/v1/act', nonce: 'n0nce', body_sha256: sha256Hex(request.body), signature: 'sig' });
+    expect(ledgerProof(request, 'digest')).toEqual({
+      method: 'POST',
+      path: '/api/v1/act',
+      nonce: 'n0nce',
+      body_sha256: sha256Hex(request.body),
+      signature: 'sig',
+    });
   });
 
   it('serves JSON that parses back to the entry with the hash of its canonical text', () => {
     fc.assert(
       fc.property(unhashed, fc.integer({ min: 0, max: 4_000_000_000_000 }), (entry, at_ms) => {
-        const chained = chainEntry({ seq: entry.seq, hash: entry.prev_hash }, at_ms, { event_type: entry.event_type, actor: entry.actor, data: entry.data }, entry.proof);
+        const chained = chainEntry(
+          { seq: entry.seq, hash: entry.prev_hash },
+          at_ms,
+          { event_type: entry.event_type, actor: entry.actor, data: entry.data },
+          entry.proof,
+        );
         const served = JSON.parse(chained.json);
         expect(served.hash).toBe(chained.hash);
         expect(entryHash(served)).toBe(chained.hash);

@@ -28,7 +28,11 @@ async function load(url: string, agents: AgentKey[], acknowledged: Acknowledged[
         const backup = await generateKey();
         try {
           const answer = await client.registerBackupKey(backup.public_key);
-          acknowledged.push({ agent_id: key.agent_id, backup_pubkey: backup.public_key, seq: (answer as { ledger: { first_seq: number } }).ledger.first_seq });
+          acknowledged.push({
+            agent_id: key.agent_id,
+            backup_pubkey: backup.public_key,
+            seq: (answer as { ledger: { first_seq: number } }).ledger.first_seq,
+          });
         } catch {
           return; // the server was killed
         }
@@ -65,7 +69,11 @@ describe('crash safety', () => {
       from = page.next_from;
     }
     for (const act of acknowledged) {
-      expect(entries.get(act.seq), `seq ${act.seq}`).toMatchObject({ event_type: 'key_backup_registered', actor: act.agent_id, data: { backup_pubkey: act.backup_pubkey } });
+      expect(entries.get(act.seq), `seq ${act.seq}`).toMatchObject({
+        event_type: 'key_backup_registered',
+        actor: act.agent_id,
+        data: { backup_pubkey: act.backup_pubkey },
+      });
     }
     const report = await verifyLedger(server.url);
     expect(report.ok).toBe(true);

@@ -22,14 +22,25 @@ async function openEngine<S extends EngineStore>(
   snapshot_every_ticks = 7,
   actions_per_tick_max?: number,
 ) {
-  const engine = await Engine.open(store, { founder_pubkey: founder.public_key, world_seed: 'determinism' }, { clock, snapshot_every_ticks, ...(actions_per_tick_max ? { actions_per_tick_max } : {}), on_fatal: (error) => { throw error; } });
+  const engine = await Engine.open(
+    store,
+    { founder_pubkey: founder.public_key, world_seed: 'determinism' },
+    {
+      clock,
+      snapshot_every_ticks,
+      ...(actions_per_tick_max ? { actions_per_tick_max } : {}),
+      on_fatal: (error) => {
+        throw error;
+      },
+    },
+  );
   return { store, engine };
 }
 
 /** A seeded mix of acts, some of which are refused (taken handles, reused keys, rotation without backup). */
 async function workload(count: number, seed: number): Promise<Submission[]> {
   let x = seed;
-  const next = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
   const keys: AgentKey[] = [];
   const submissions: Submission[] = [];
   for (let i = 0; i < count; i++) {
@@ -38,10 +49,17 @@ async function workload(count: number, seed: number): Promise<Submission[]> {
       const key = await generateKey();
       keys.push(key);
       const handle = `agent-${Math.floor(next() * count * 0.6)}`; // collisions give HANDLE_TAKEN
-      submissions.push({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle, declared_runtime: '', backup_pubkey: null } });
+      submissions.push({
+        act: 'register',
+        actor: key.agent_id,
+        payload: { pubkey: key.public_key, handle, declared_runtime: '', backup_pubkey: null },
+      });
     } else if (roll < 0.55) {
       const owner = keys[Math.floor(next() * keys.length)]!;
-      const path = Array.from({ length: 1 + Math.floor(next() * 3) }, () => ['n', 'ne', 'e', 'se', 's', 'sw', 'w', 'nw'][Math.floor(next() * 8)]);
+      const path = Array.from(
+        { length: 1 + Math.floor(next() * 3) },
+        () => ['n', 'ne', 'e', 'se', 's', 'sw', 'w', 'nw'][Math.floor(next() * 8)],
+      );
       submissions.push({ act: 'world_move', actor: owner.agent_id, payload: { path } });
     } else if (roll < 0.62) {
       const owner = keys[Math.floor(next() * keys.length)]!;
@@ -49,10 +67,18 @@ async function workload(count: number, seed: number): Promise<Submission[]> {
     } else if (roll < 0.8) {
       const owner = keys[Math.floor(next() * keys.length)]!;
       const backup = next() < 0.2 ? keys[Math.floor(next() * keys.length)]! : await generateKey(); // reuse gives KEY_TAKEN
-      submissions.push({ act: 'key_backup_register', actor: owner.agent_id, payload: { backup_pubkey: backup.public_key } });
+      submissions.push({
+        act: 'key_backup_register',
+        actor: owner.agent_id,
+        payload: { backup_pubkey: backup.public_key },
+      });
     } else {
       const owner = keys[Math.floor(next() * keys.length)]!;
-      submissions.push({ act: 'key_rotate', actor: owner.agent_id, payload: { new_pubkey: (await generateKey()).public_key } });
+      submissions.push({
+        act: 'key_rotate',
+        actor: owner.agent_id,
+        payload: { new_pubkey: (await generateKey()).public_key },
+      });
     }
   }
   return submissions;
@@ -77,13 +103,25 @@ describe('determinism', () => {
     // Make sure the log runs past the newest snapshot, so recovery replays a tail after it.
     while (store.latestSnapshot()!.tick === engine.state.tick) {
       const key = await generateKey();
-      await engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `tail-${engine.state.tick}`, declared_runtime: '', backup_pubkey: null } });
+      await engine.submit({
+        act: 'register',
+        actor: key.agent_id,
+        payload: {
+          pubkey: key.public_key,
+          handle: `tail-${engine.state.tick}`,
+          declared_runtime: '',
+          backup_pubkey: null,
+        },
+      });
     }
     await engine.drain();
 
     const refused = results.filter((r) => !r.ok).map((r) => (r.ok ? '' : r.code));
-    for (const code of ['HANDLE_TAKEN', 'KEY_TAKEN', 'NO_BACKUP_KEY', 'NOTHING_TO_GATHER']) expect(refused).toContain(code);
-    expect(results.filter((r) => r.ok && r.entries.some((e) => e.json.includes('"agent_moved"'))).length).toBeGreaterThan(10);
+    for (const code of ['HANDLE_TAKEN', 'KEY_TAKEN', 'NO_BACKUP_KEY', 'NOTHING_TO_GATHER'])
+      expect(refused).toContain(code);
+    expect(
+      results.filter((r) => r.ok && r.entries.some((e) => e.json.includes('"agent_moved"'))).length,
+    ).toBeGreaterThan(10);
     expect(store.latestSnapshot()?.tick).toBeGreaterThan(7);
 
     const live_hash = stateHash(engine.state);
@@ -122,7 +160,10 @@ describe('determinism', () => {
     const before = stateHash(first.engine.state);
     await first.store.close();
     const second = await openEngine(new LmdbStore(dir), founder, () => now, 5);
-    cleanup.push(async () => { await second.store.close(); rmSync(dir, { recursive: true, force: true }); });
+    cleanup.push(async () => {
+      await second.store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
     expect(stateHash(second.engine.state)).toBe(before);
   });
 });
@@ -151,11 +192,24 @@ describe('group commit', () => {
     const keys = await Promise.all(Array.from({ length: 6 }, () => generateKey()));
     const register = () => {
       const key = keys.pop()!;
-      return engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `grouped-${key.agent_id.slice(-6)}`, declared_runtime: '', backup_pubkey: null } });
+      return engine.submit({
+        act: 'register',
+        actor: key.agent_id,
+        payload: {
+          pubkey: key.public_key,
+          handle: `grouped-${key.agent_id.slice(-6)}`,
+          declared_runtime: '',
+          backup_pubkey: null,
+        },
+      });
     };
     const first = register();
     await firstCommitCalled();
-    const rest = await Promise.all(Array.from({ length: 5 }, () => register()).map((pending) => Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve('waiting'), 30))])));
+    const rest = await Promise.all(
+      Array.from({ length: 5 }, () => register()).map((pending) =>
+        Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve('waiting'), 30))]),
+      ),
+    );
     expect([actions_per_commit, rest]).toEqual([[1], ['waiting', 'waiting', 'waiting', 'waiting', 'waiting']]);
     release();
     expect((await first).ok).toBe(true);
@@ -167,7 +221,17 @@ describe('group commit', () => {
   it('does not hold back a backlog of a full tick or more: it applies while the commit before it is in flight', async () => {
     const { engine, actions_per_commit, release, firstCommitCalled } = await engineWithHeldCommit(4);
     const keys = await Promise.all(Array.from({ length: 10 }, () => generateKey()));
-    const register = (key: AgentKey) => engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `backlog-${key.agent_id.slice(-6)}`, declared_runtime: '', backup_pubkey: null } });
+    const register = (key: AgentKey) =>
+      engine.submit({
+        act: 'register',
+        actor: key.agent_id,
+        payload: {
+          pubkey: key.public_key,
+          handle: `backlog-${key.agent_id.slice(-6)}`,
+          declared_runtime: '',
+          backup_pubkey: null,
+        },
+      });
     const first = register(keys[0]!);
     await firstCommitCalled();
     const rest = keys.slice(1).map(register);
@@ -187,9 +251,17 @@ describe('a fault inside the engine', () => {
     let now = Date.parse('2026-11-21T10:00:00Z');
     const { store, engine } = await openEngine(new MemoryStore(), await generateKey(), () => now);
     const [a, b] = [await generateKey(), await generateKey()];
-    const register = (key: AgentKey, handle: string): Submission => ({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle, declared_runtime: '', backup_pubkey: null } });
+    const register = (key: AgentKey, handle: string): Submission => ({
+      act: 'register',
+      actor: key.agent_id,
+      payload: { pubkey: key.public_key, handle, declared_runtime: '', backup_pubkey: null },
+    });
     // All three are submitted in one turn, so they share a tick; the middle one throws inside apply.
-    const results = await Promise.all([engine.submit(register(a, 'before-fault')), engine.submit({ act: 'no_such_act', actor: a.agent_id, payload: {} }), engine.submit(register(b, 'after-fault'))]);
+    const results = await Promise.all([
+      engine.submit(register(a, 'before-fault')),
+      engine.submit({ act: 'no_such_act', actor: a.agent_id, payload: {} }),
+      engine.submit(register(b, 'after-fault')),
+    ]);
     expect(results.map((r) => (r.ok ? 'ok' : r.code))).toEqual(['ok', 'INTERNAL', 'ok']);
     await engine.drain();
     expect([...engine.state.agent_by_handle.keys()]).toEqual(expect.arrayContaining(['before-fault', 'after-fault']));

@@ -6,7 +6,10 @@ import { tempDir } from './helpers/society.js';
 
 /** Starts the built server on a data folder, returns what it printed up to its listening line, and stops it. */
 function startAndStop(data_dir: string): Promise<string> {
-  const child = spawn(process.execPath, ['dist/api/main.js'], { env: { ...process.env, PORT: '0', DATA_DIR: data_dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/api/main.js'], {
+    env: { ...process.env, PORT: '0', DATA_DIR: data_dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
@@ -15,7 +18,9 @@ function startAndStop(data_dir: string): Promise<string> {
       stdout += chunk;
       if (stdout.includes('{"listening"')) child.kill('SIGTERM');
     });
-    child.once('exit', (code) => (stdout.includes('{"listening"') ? resolve(stdout) : reject(new Error(`server exited with ${code}: ${stderr}`))));
+    child.once('exit', (code) =>
+      stdout.includes('{"listening"') ? resolve(stdout) : reject(new Error(`server exited with ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -24,7 +29,7 @@ describe('the Founder key of a society founded already', () => {
   const key_file = join(data_dir, 'founder.key.json');
   afterAll(() => rmSync(data_dir, { recursive: true, force: true }));
 
-  it('is never made anew when the key file is gone: the ledger\'s Founder is printed, and where its key is', async () => {
+  it("is never made anew when the key file is gone: the ledger's Founder is printed, and where its key is", async () => {
     const first = await startAndStop(data_dir);
     const founder_pubkey = (JSON.parse(readFileSync(key_file, 'utf8')) as { public_key: string }).public_key;
     expect(first).toContain(`founder public key: ${founder_pubkey}`);
@@ -38,9 +43,12 @@ describe('the Founder key of a society founded already', () => {
     expect(second).toContain('founder key: not in the data folder (held by the operator)');
   });
 
-  it('says so when the key file in the folder is not the Founder\'s', async () => {
+  it("says so when the key file in the folder is not the Founder's", async () => {
     const founder_pubkey = (JSON.parse(readFileSync(`${key_file}.moved`, 'utf8')) as { public_key: string }).public_key;
-    const other = { ...JSON.parse(readFileSync(`${key_file}.moved`, 'utf8')), public_key: 'O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik' };
+    const other = {
+      ...JSON.parse(readFileSync(`${key_file}.moved`, 'utf8')),
+      public_key: 'O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik',
+    };
     writeFileSync(key_file, JSON.stringify(other), { mode: 0o600 });
     const third = await startAndStop(data_dir);
     expect(third).toContain(`founder public key: ${founder_pubkey}`);

@@ -9,7 +9,9 @@ function specifiers(source: string): string[] {
 
 /** The engine modules a file of api/ reaches other than through the front door. */
 function sideDoors(file: string, source: string): string[] {
-  return specifiers(source).filter((specifier) => /(^|\/)engine\//.test(specifier) && !/(^|\/)engine\/index\.js$/.test(specifier)).map((specifier) => `${file}: ${specifier}`);
+  return specifiers(source)
+    .filter((specifier) => /(^|\/)engine\//.test(specifier) && !/(^|\/)engine\/index\.js$/.test(specifier))
+    .map((specifier) => `${file}: ${specifier}`);
 }
 
 describe('the engine front door', () => {

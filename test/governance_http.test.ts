@@ -31,7 +31,11 @@ const cy = () => members[2]!;
 const di = () => members[3]!;
 
 async function propose(member: Member, title: string, changes: unknown[] = []): Promise<string> {
-  const filed = await member.client.act<{ motion_id: string }>('motion_propose', { title, body: `Why: ${title}`, changes });
+  const filed = await member.client.act<{ motion_id: string }>('motion_propose', {
+    title,
+    body: `Why: ${title}`,
+    changes,
+  });
   return filed.result.motion_id;
 }
 
@@ -39,7 +43,8 @@ async function openMotion(member: Member, motion_id: string) {
   return (await member.client.act<any>('motion_open', { motion_id })).result;
 }
 
-const vote = (member: Member, motion_id: string, choice: string) => member.client.act<any>('vote_cast', { motion_id, choice });
+const vote = (member: Member, motion_id: string, choice: string) =>
+  member.client.act<any>('vote_cast', { motion_id, choice });
 const motion = async (motion_id: string) => (await request(url, `/api/v1/motions/${motion_id}`)).body;
 
 /** Moves engine time past the voting window and lets the engine close what is due. */
@@ -54,7 +59,11 @@ describe('the life of a motion', () => {
     expect(motion_id).toMatch(/^M-\d{4}-[0-9a-f]{4}$/);
     expect((await motion(motion_id)).status).toBe('draft');
     const draft_vote = await refusal(vote(bo(), motion_id, 'aye'));
-    expect([draft_vote.status, draft_vote.code, (draft_vote.body as any).message]).toEqual([409, 'MOTION_CLOSED', 'draft, not open for voting']);
+    expect([draft_vote.status, draft_vote.code, (draft_vote.body as any).message]).toEqual([
+      409,
+      'MOTION_CLOSED',
+      'draft, not open for voting',
+    ]);
     const opened = await openMotion(ada(), motion_id);
     expect(opened).toMatchObject({ quorum_snapshot: 4, quorum_required: 3 });
     await vote(ada(), motion_id, 'aye');
@@ -62,7 +71,14 @@ describe('the life of a motion', () => {
     expect((await motion(motion_id)).voting_closes_in_seconds).toBe(60);
     await closeWindow();
     const closed = await motion(motion_id);
-    expect(closed).toMatchObject({ status: 'failed', outcome_reason: 'QUORUM_NOT_MET', quorum_snapshot: 4, quorum_required: 3, voting_closes_in_seconds: null, tally: { aye: 2, nay: 0, participating: 2, aye_share: 1 } });
+    expect(closed).toMatchObject({
+      status: 'failed',
+      outcome_reason: 'QUORUM_NOT_MET',
+      quorum_snapshot: 4,
+      quorum_required: 3,
+      voting_closes_in_seconds: null,
+      tally: { aye: 2, nay: 0, participating: 2, aye_share: 1 },
+    });
     const late = await refusal(vote(cy(), motion_id, 'aye'));
     expect([late.code, (late.body as any).message]).toEqual(['MOTION_CLOSED', expect.stringContaining('failed')]);
   });
@@ -75,10 +91,14 @@ describe('the life of a motion', () => {
     await vote(cy(), motion_id, 'nay');
     await vote(di(), motion_id, 'abstain');
     await closeWindow();
-    expect(await motion(motion_id)).toMatchObject({ status: 'failed', outcome_reason: 'REJECTED', tally: { aye: 1, nay: 2, abstain: 1, participating: 4 } });
+    expect(await motion(motion_id)).toMatchObject({
+      status: 'failed',
+      outcome_reason: 'REJECTED',
+      tally: { aye: 1, nay: 2, abstain: 1, participating: 4 },
+    });
   });
 
-  it('passes a motion by vote; the Founder applies it, the world\'s physics visibly change, and applying twice changes nothing', async () => {
+  it("passes a motion by vote; the Founder applies it, the world's physics visibly change, and applying twice changes nothing", async () => {
     const before = (await request(url, '/api/v1/world/params')).body;
     expect(before.transfer_ap).toBe(1);
     const motion_id = await propose(cy(), 'Cheaper giving', [{ op: 'set_param', name: 'transfer_ap', value: 0 }]);
@@ -88,7 +108,12 @@ describe('the life of a motion', () => {
     await closeWindow();
     expect(await motion(motion_id)).toMatchObject({ status: 'passed' });
     const queue = (await request(url, '/enactment/queue')).body.queue;
-    expect(queue).toContainEqual({ motion_id, status: 'passed', title: 'Cheaper giving', changes: [{ op: 'set_param', name: 'transfer_ap', value: 0 }] });
+    expect(queue).toContainEqual({
+      motion_id,
+      status: 'passed',
+      title: 'Cheaper giving',
+      changes: [{ op: 'set_param', name: 'transfer_ap', value: 0 }],
+    });
     const applied = await founder.signed<any>('POST', '/enactment/apply', { motion_id });
     expect(applied).toMatchObject({ motion_id, status: 'enacted', changes_applied: 1 });
     expect((await request(url, '/api/v1/world/params')).body.transfer_ap).toBe(0);
@@ -100,15 +125,31 @@ describe('the life of a motion', () => {
   });
 
   it('lets the Founder resolve an open motion before closes_at, recorded in the next Dispatch', async () => {
-    const motion_id = await propose(di(), 'Adopt the library module', [{ op: 'enable_module', module_id: 'library', description: 'a shared archive' }]);
+    const motion_id = await propose(di(), 'Adopt the library module', [
+      { op: 'enable_module', module_id: 'library', description: 'a shared archive' },
+    ]);
     await openMotion(di(), motion_id);
-    const resolved = await founder.signed<any>('POST', '/enactment/resolve', { motion_id, reason: 'urgent, and uncontroversial' });
+    const resolved = await founder.signed<any>('POST', '/enactment/resolve', {
+      motion_id,
+      reason: 'urgent, and uncontroversial',
+    });
     const dispatches_before = (await request(url, '/api/v1/dispatches')).body.dispatches.length;
-    expect(resolved).toMatchObject({ status: 'enacted', outcome_reason: 'resolved by founder action: urgent, and uncontroversial', dispatch_id: dispatches_before + 1 });
+    expect(resolved).toMatchObject({
+      status: 'enacted',
+      outcome_reason: 'resolved by founder action: urgent, and uncontroversial',
+      dispatch_id: dispatches_before + 1,
+    });
     const view = await motion(motion_id);
-    expect(view).toMatchObject({ status: 'enacted', dispatch_id: dispatches_before + 1, voting_closes_in_seconds: null });
+    expect(view).toMatchObject({
+      status: 'enacted',
+      dispatch_id: dispatches_before + 1,
+      voting_closes_in_seconds: null,
+    });
     const entries = (await request(url, `/api/v1/ledger?from=${resolved.ledger.first_seq}&limit=1`)).body.entries;
-    expect(entries[0]).toMatchObject({ event_type: 'motion_resolved_by_founder', data: { motion: motion_id, dispatch_id: dispatches_before + 1 } });
+    expect(entries[0]).toMatchObject({
+      event_type: 'motion_resolved_by_founder',
+      data: { motion: motion_id, dispatch_id: dispatches_before + 1 },
+    });
 
     const dispatch = await founder.signed<any>('POST', '/enactment/dispatch', {});
     expect(dispatch.dispatch_id).toBe(dispatches_before + 1);
@@ -118,7 +159,10 @@ describe('the life of a motion', () => {
     expect(society.engine.state.governance.disclosures).toEqual([]);
     const next = await founder.signed<any>('POST', '/enactment/dispatch', {});
     expect(next.text).toBe('Nothing new.');
-    expect((await request(url, '/api/v1/dispatches')).body.dispatches[0]).toMatchObject({ dispatch_id: next.dispatch_id, text: 'Nothing new.' });
+    expect((await request(url, '/api/v1/dispatches')).body.dispatches[0]).toMatchObject({
+      dispatch_id: next.dispatch_id,
+      text: 'Nothing new.',
+    });
   });
 
   it('keeps every vote revision on the ledger and counts the latest', async () => {
@@ -133,7 +177,12 @@ describe('the life of a motion', () => {
       ['nay', 1, false],
       ['aye', 2, true],
     ]);
-    expect((await request(url, `/api/v1/motions/${motion_id}/tally`)).body).toMatchObject({ aye: 1, nay: 0, participating: 1, aye_share: 1 });
+    expect((await request(url, `/api/v1/motions/${motion_id}/tally`)).body).toMatchObject({
+      aye: 1,
+      nay: 0,
+      participating: 1,
+      aye_share: 1,
+    });
     const entries = (await request(url, `/api/v1/ledger?from=${first.ledger.first_seq}&limit=3`)).body.entries;
     expect(entries.map((e: any) => [e.event_type, e.data.choice, e.data.revision])).toEqual([
       ['vote_cast', 'aye', 0],
@@ -147,17 +196,35 @@ describe('the life of a motion', () => {
 describe('the Bedrock boundary', () => {
   it('refuses a Bedrock change at filing with 403, and lists it on P0 without republishing the payload', async () => {
     const secret = 'Axiom four shall read: nothing is recorded';
-    const error = await refusal(bo().client.act('motion_propose', { title: 'Quiet ledger', body: '', changes: [{ op: 'amend_axiom', article_id: 'A4', text: secret }] }));
+    const error = await refusal(
+      bo().client.act('motion_propose', {
+        title: 'Quiet ledger',
+        body: '',
+        changes: [{ op: 'amend_axiom', article_id: 'A4', text: secret }],
+      }),
+    );
     expect([error.status, error.code]).toEqual([403, 'BEDROCK_PROTECTED']);
     const p0 = (await request(url, '/prohibitions/p0')).body.refusals;
-    expect(p0.at(-1)).toMatchObject({ agent_id: bo().id, where: 'filing', op: 'amend_axiom', reasoning: expect.stringContaining('Bedrock'), payload_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(p0.at(-1)).toMatchObject({
+      agent_id: bo().id,
+      where: 'filing',
+      op: 'amend_axiom',
+      reasoning: expect.stringContaining('Bedrock'),
+      payload_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const tail = (await request(url, `/api/v1/ledger?from=${society.store.ledgerHead().seq}&limit=1`)).body.entries[0];
     expect(tail.event_type).toBe('p0_refusal');
     // The filer's signed request is proved by its digest; the body, which holds the refused text, is not republished.
     expect(tail.proof).toMatchObject({ body_sha256: p0.at(-1).payload_sha256 });
     expect(tail.proof.body).toBeUndefined();
     expect(JSON.stringify(tail)).not.toContain(secret);
-    const charter_change = await refusal(bo().client.act('motion_propose', { title: 'Edit A1', body: '', changes: [{ op: 'amend_charter', article_id: 'A1', title: 'x', text: 'y' }] }));
+    const charter_change = await refusal(
+      bo().client.act('motion_propose', {
+        title: 'Edit A1',
+        body: '',
+        changes: [{ op: 'amend_charter', article_id: 'A1', title: 'x', text: 'y' }],
+      }),
+    );
     expect(charter_change.code).toBe('BEDROCK_PROTECTED');
   });
 
@@ -195,7 +262,11 @@ describe('refusals', () => {
     const filer = await join(society, 'prolific');
     for (let i = 0; i < 6; i++) await propose(filer, `Motion ${i}`);
     const answer = await filer.client.solvePom('motion_propose');
-    const seventh = await rawSigned(url, { path: '/api/v1/act', body: { act: 'motion_propose', ...answer, payload: { title: 'Seventh', body: '', changes: [] } }, key: filer.key });
+    const seventh = await rawSigned(url, {
+      path: '/api/v1/act',
+      body: { act: 'motion_propose', ...answer, payload: { title: 'Seventh', body: '', changes: [] } },
+      key: filer.key,
+    });
     expect([seventh.status, seventh.body.error]).toEqual([429, 'RATE_LIMITED']);
     expect(Number(seventh.headers.get('retry-after'))).toBeGreaterThan(80_000);
     society.advance(86_400_000);
@@ -215,9 +286,21 @@ describe('refusals', () => {
     expect([reopen.status, reopen.code]).toEqual([409, 'MOTION_NOT_DRAFT']);
     const early = await refusal(founder.signed('POST', '/enactment/apply', { motion_id }));
     expect([early.status, early.code]).toEqual([409, 'MOTION_NOT_PASSED']);
-    const invalid = await refusal(ada().client.act('motion_propose', { title: 'Bad param', body: '', changes: [{ op: 'set_param', name: 'gravity', value: 3 }] }));
+    const invalid = await refusal(
+      ada().client.act('motion_propose', {
+        title: 'Bad param',
+        body: '',
+        changes: [{ op: 'set_param', name: 'gravity', value: 3 }],
+      }),
+    );
     expect([invalid.status, invalid.code]).toEqual([409, 'INVALID_CHANGE']);
-    const range = await refusal(ada().client.act('motion_propose', { title: 'Bad value', body: '', changes: [{ op: 'set_param', name: 'block_reach', value: 0 }] }));
+    const range = await refusal(
+      ada().client.act('motion_propose', {
+        title: 'Bad value',
+        body: '',
+        changes: [{ op: 'set_param', name: 'block_reach', value: 0 }],
+      }),
+    );
     expect(range.code).toBe('INVALID_CHANGE');
     const outsider = await refusal(founder.act('motion_propose', { title: 'Founder files', body: '', changes: [] }));
     expect([outsider.status, outsider.code]).toEqual([402, 'MEMBERSHIP_REQUIRED']);
@@ -228,16 +311,29 @@ describe('refusals', () => {
   });
 });
 
-describe('law, reputation and the society\'s reads', () => {
+describe("law, reputation and the society's reads", () => {
   it('keeps every charter version readable, with the axioms as Bedrock', async () => {
-    const motion_id = await propose(di(), 'Article on roads', [{ op: 'amend_charter', article_id: 'D4', title: 'Roads', text: 'Roads are for everyone.' }]);
+    const motion_id = await propose(di(), 'Article on roads', [
+      { op: 'amend_charter', article_id: 'D4', title: 'Roads', text: 'Roads are for everyone.' },
+    ]);
     await founder.signed('POST', '/enactment/resolve', { motion_id, reason: 'housekeeping' });
     const current = (await request(url, '/charter.json')).body;
     expect(current.version).toBe(2);
     expect(current.articles.find((a: any) => a.article_id === 'D4')).toMatchObject({ text: 'Roads are for everyone.' });
     const first = (await request(url, '/charter/v1.json')).body;
     expect(first.version).toBe(1);
-    expect(first.articles.filter((a: any) => a.namespace === 'bedrock').map((a: any) => a.article_id)).toEqual(['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7', 'A8', 'A9', 'A10']);
+    expect(first.articles.filter((a: any) => a.namespace === 'bedrock').map((a: any) => a.article_id)).toEqual([
+      'A1',
+      'A2',
+      'A3',
+      'A4',
+      'A5',
+      'A6',
+      'A7',
+      'A8',
+      'A9',
+      'A10',
+    ]);
     expect((await request(url, '/charter/v9.json')).status).toBe(404);
     const markdown = await request(url, '/charter.md');
     expect(markdown.headers.get('content-type')).toContain('text/plain');
@@ -248,16 +344,24 @@ describe('law, reputation and the society\'s reads', () => {
     expect((await request(url, '/api/v1/founder-conduct')).body).toEqual((await request(url, '/founder-conduct')).body);
   });
 
-  it('serves reputation with per-signal breakdowns, the bulletin, the chronicle and its RSS, and the rail\'s four numbers', async () => {
+  it("serves reputation with per-signal breakdowns, the bulletin, the chronicle and its RSS, and the rail's four numbers", async () => {
     const profile = (await request(url, `/api/v1/reputation/${cy().id}`)).body;
-    expect(profile.signals).toMatchObject({ motions_filed: expect.any(Number), motions_passed: 1, votes_cast: expect.any(Number) });
+    expect(profile.signals).toMatchObject({
+      motions_filed: expect.any(Number),
+      motions_passed: 1,
+      votes_cast: expect.any(Number),
+    });
     const board = (await request(url, '/api/v1/reputation')).body.leaderboard;
     expect(board[0].rank).toBe(1);
     expect(board.every((row: any, i: number) => i === 0 || board[i - 1].standing >= row.standing)).toBe(true);
     expect((await request(url, '/api/v1/reputation/ag_0000000000000000')).status).toBe(404);
 
     await ada().client.act('bulletin_post', { title: 'Hello', body: 'Meet at the ruins.' });
-    expect((await request(url, '/api/v1/bulletin')).body.items[0]).toMatchObject({ agent_id: ada().id, title: 'Hello', body: 'Meet at the ruins.' });
+    expect((await request(url, '/api/v1/bulletin')).body.items[0]).toMatchObject({
+      agent_id: ada().id,
+      title: 'Hello',
+      body: 'Meet at the ruins.',
+    });
 
     const chronicle = (await request(url, '/api/v1/chronicle?limit=5')).body.items;
     expect(chronicle).toHaveLength(5);
@@ -271,7 +375,9 @@ describe('law, reputation and the society\'s reads', () => {
     const standing = (await request(url, '/api/v1/standing')).body;
     expect(Object.keys(standing)).toHaveLength(4);
     expect(standing.members).toBe(society.engine.state.agents.size - 1);
-    expect((await request(url, '/api/v1/motions?status=failed')).body.motions.every((m: any) => m.status === 'failed')).toBe(true);
+    expect(
+      (await request(url, '/api/v1/motions?status=failed')).body.motions.every((m: any) => m.status === 'failed'),
+    ).toBe(true);
   });
 
   it('replays the whole history to the same state, hash for hash', async () => {

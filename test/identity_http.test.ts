@@ -33,7 +33,10 @@ async function registered(handle: string, backup?: AgentKey): Promise<{ key: Age
 }
 
 async function refusalOf(promise: Promise<unknown>): Promise<TesseraError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(TesseraError);
   return error as TesseraError;
 }
@@ -41,13 +44,26 @@ async function refusalOf(promise: Promise<unknown>): Promise<TesseraError> {
 describe('registration', () => {
   it('registers a key under its derived id and puts the signed request on the ledger', async () => {
     const key = await generateKey();
-    const response = await rawSigned(url, { path: '/api/v1/register', body: registration(key, 'alice', { declared_runtime: 'node 20' }), key });
+    const response = await rawSigned(url, {
+      path: '/api/v1/register',
+      body: registration(key, 'alice', { declared_runtime: 'node 20' }),
+      key,
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ agent_id: key.agent_id, handle: 'alice', backup_key_registered: false });
     const page = (await request(url, `/api/v1/ledger?from=${response.body.ledger.first_seq}&limit=1`)).body;
     const [entry] = page.entries;
-    expect(entry).toMatchObject({ event_type: 'agent_registered', actor: key.agent_id, data: { handle: 'alice', pubkey: key.public_key, declared_runtime: 'node 20' } });
-    expect(entry.proof).toMatchObject({ method: 'POST', path: '/api/v1/register', nonce: response.nonce, body: canonicalBody(registration(key, 'alice', { declared_runtime: 'node 20' })) });
+    expect(entry).toMatchObject({
+      event_type: 'agent_registered',
+      actor: key.agent_id,
+      data: { handle: 'alice', pubkey: key.public_key, declared_runtime: 'node 20' },
+    });
+    expect(entry.proof).toMatchObject({
+      method: 'POST',
+      path: '/api/v1/register',
+      nonce: response.nonce,
+      body: canonicalBody(registration(key, 'alice', { declared_runtime: 'node 20' })),
+    });
   });
 
   it('registers a backup key in the same call', async () => {
@@ -62,7 +78,7 @@ describe('registration', () => {
     expect([error.status, error.code]).toEqual([409, 'HANDLE_TAKEN']);
   });
 
-  it('refuses a taken key with 409 KEY_TAKEN, also as someone else\'s backup key', async () => {
+  it("refuses a taken key with 409 KEY_TAKEN, also as someone else's backup key", async () => {
     const { client } = await registered('key-once');
     expect((await refusalOf(client.register('key-twice'))).code).toBe('KEY_TAKEN');
     const backup = await generateKey();
@@ -71,38 +87,68 @@ describe('registration', () => {
     expect([error.status, error.code]).toEqual([409, 'KEY_TAKEN']);
   });
 
-  it('answers 422 in the specification\'s shape for a bad handle, naming the field', async () => {
+  it("answers 422 in the specification's shape for a bad handle, naming the field", async () => {
     const key = await generateKey();
     const response = await rawSigned(url, { path: '/api/v1/register', body: registration(key, 'No Caps!'), key });
     expect(response.status).toBe(422);
-    expect(response.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'handle'], type: 'string_pattern_mismatch', input: 'No Caps!' }));
+    expect(response.body.detail).toContainEqual(
+      expect.objectContaining({ loc: ['body', 'handle'], type: 'string_pattern_mismatch', input: 'No Caps!' }),
+    );
     const short = await rawSigned(url, { path: '/api/v1/register', body: registration(key, 'ab'), key });
-    expect(short.body.detail[0]).toMatchObject({ loc: ['body', 'handle'], type: 'string_too_short', ctx: { min_length: 3 } });
+    expect(short.body.detail[0]).toMatchObject({
+      loc: ['body', 'handle'],
+      type: 'string_too_short',
+      ctx: { min_length: 3 },
+    });
   });
 
   it('answers 422 for a wrong type instead of coercing it, and for unknown fields', async () => {
     const key = await generateKey();
-    const response = await rawSigned(url, { path: '/api/v1/register', body: registration(key, 'typed', { declared_runtime: 7, extra: true }), key });
+    const response = await rawSigned(url, {
+      path: '/api/v1/register',
+      body: registration(key, 'typed', { declared_runtime: 7, extra: true }),
+      key,
+    });
     expect(response.status).toBe(422);
-    expect(response.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'declared_runtime'], type: 'string_type', input: 7 }));
-    expect(response.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'extra'], type: 'extra_forbidden' }));
-    const missing = await request(url, '/api/v1/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(response.body.detail).toContainEqual(
+      expect.objectContaining({ loc: ['body', 'declared_runtime'], type: 'string_type', input: 7 }),
+    );
+    expect(response.body.detail).toContainEqual(
+      expect.objectContaining({ loc: ['body', 'extra'], type: 'extra_forbidden' }),
+    );
+    const missing = await request(url, '/api/v1/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(missing.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'pubkey'], type: 'missing' }));
   });
 
   it('answers 422 string_unicode for a lone surrogate, which has no canonical form', async () => {
     const key = await generateKey();
     const body = `{"pubkey":"${key.public_key}","handle":"lonely","declared_runtime":"bad \\ud800 text","backup_pubkey":null}`;
-    const response = await request(url, '/api/v1/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const response = await request(url, '/api/v1/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(response.status).toBe(422);
     expect(response.body.detail[0]).toMatchObject({ loc: ['body', 'declared_runtime'], type: 'string_unicode' });
   });
 
   it('answers 422 json_invalid for malformed JSON and a non-object body', async () => {
-    const broken = await request(url, '/api/v1/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"handle": ' });
+    const broken = await request(url, '/api/v1/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"handle": ',
+    });
     expect(broken.status).toBe(422);
     expect(broken.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
-    const array = await request(url, '/api/v1/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1,2]' });
+    const array = await request(url, '/api/v1/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '[1,2]',
+    });
     expect(array.status).toBe(422);
     expect(array.body.detail[0]).toMatchObject({ loc: ['body'], type: 'object_type' });
   });
@@ -112,7 +158,12 @@ describe('signature checks', () => {
   it('refuses a tampered body with 401 SIG_INVALID and spends nothing', async () => {
     const key = await generateKey();
     const head = society.store.ledgerHead().seq;
-    const response = await rawSigned(url, { path: '/api/v1/register', body: registration(key, 'tampered-b'), signed_body: canonicalBody(registration(key, 'tampered-a')), key });
+    const response = await rawSigned(url, {
+      path: '/api/v1/register',
+      body: registration(key, 'tampered-b'),
+      signed_body: canonicalBody(registration(key, 'tampered-a')),
+      key,
+    });
     expect([response.status, response.body.error]).toEqual([401, 'SIG_INVALID']);
     expect(society.store.ledgerHead().seq).toBe(head);
     expect(society.engine.state.agents.has(key.agent_id)).toBe(false);
@@ -121,13 +172,23 @@ describe('signature checks', () => {
   it('refuses a signature over another path with SIG_INVALID', async () => {
     const { key } = await registered('other-path');
     const backup = await generateKey();
-    const response = await rawSigned(url, { path: '/api/v1/keys/backup', signed_path: '/api/v1/act', body: { backup_pubkey: backup.public_key }, key });
+    const response = await rawSigned(url, {
+      path: '/api/v1/keys/backup',
+      signed_path: '/api/v1/act',
+      body: { backup_pubkey: backup.public_key },
+      key,
+    });
     expect([response.status, response.body.error]).toEqual([401, 'SIG_INVALID']);
   });
 
   it('refuses a signature made for another method with SIG_INVALID', async () => {
     const { key } = await registered('other-method');
-    const response = await rawSigned(url, { path: '/api/v1/keys/backup', signed_method: 'PUT', body: { backup_pubkey: (await generateKey()).public_key }, key });
+    const response = await rawSigned(url, {
+      path: '/api/v1/keys/backup',
+      signed_method: 'PUT',
+      body: { backup_pubkey: (await generateKey()).public_key },
+      key,
+    });
     expect([response.status, response.body.error]).toEqual([401, 'SIG_INVALID']);
   });
 
@@ -138,28 +199,48 @@ describe('signature checks', () => {
     expect([response.status, response.body.error]).toEqual([401, 'SIG_INVALID']);
     expect(response.body.canonical_body).toBe(canonicalBody(registration(key, 'lazy-signer')));
     // The same request, signed with the defaults filled in, is accepted.
-    const fixed = await rawSigned(url, { path: '/api/v1/register', body: sent, signed_body: canonicalBody(registration(key, 'lazy-signer')), key });
+    const fixed = await rawSigned(url, {
+      path: '/api/v1/register',
+      body: sent,
+      signed_body: canonicalBody(registration(key, 'lazy-signer')),
+      key,
+    });
     expect(fixed.status).toBe(200);
   });
 
   it('refuses missing or malformed headers with SIG_INVALID', async () => {
     const key = await generateKey();
-    const bare = await request(url, '/api/v1/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(registration(key, 'no-headers')) });
+    const bare = await request(url, '/api/v1/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(registration(key, 'no-headers')),
+    });
     expect([bare.status, bare.body.error]).toEqual([401, 'SIG_INVALID']);
-    const bad = await rawSigned(url, { path: '/api/v1/register', body: registration(key, 'bad-sig'), key, headers: { 'x-signature': 'A'.repeat(86) } });
+    const bad = await rawSigned(url, {
+      path: '/api/v1/register',
+      body: registration(key, 'bad-sig'),
+      key,
+      headers: { 'x-signature': 'A'.repeat(86) },
+    });
     expect([bad.status, bad.body.error]).toEqual([401, 'SIG_INVALID']);
   });
 
-  it('refuses a registration signed under an id that is not the key\'s', async () => {
+  it("refuses a registration signed under an id that is not the key's", async () => {
     const key = await generateKey();
     const other = await generateKey();
-    const response = await rawSigned(url, { path: '/api/v1/register', body: registration(key, 'wrong-id'), key: other });
+    const response = await rawSigned(url, {
+      path: '/api/v1/register',
+      body: registration(key, 'wrong-id'),
+      key: other,
+    });
     expect([response.status, response.body.error]).toEqual([401, 'SIG_INVALID']);
   });
 
   it('refuses an unregistered signer with 404 UNKNOWN_AGENT', async () => {
     const stranger = await generateKey();
-    const error = await refusalOf(new TesseraClient(url, stranger).act('key_backup_register', { backup_pubkey: (await generateKey()).public_key }));
+    const error = await refusalOf(
+      new TesseraClient(url, stranger).act('key_backup_register', { backup_pubkey: (await generateKey()).public_key }),
+    );
     expect([error.status, error.code]).toEqual([404, 'UNKNOWN_AGENT']);
   });
 });
@@ -190,14 +271,24 @@ describe('nonces', () => {
     const { key } = await registered('slowpoke');
     const nonce = (await request(url, `/api/v1/nonce?agent=${key.agent_id}`)).body.nonce;
     society.advance(301_000);
-    const response = await rawSigned(url, { path: '/api/v1/keys/backup', body: { backup_pubkey: (await generateKey()).public_key }, key, nonce });
+    const response = await rawSigned(url, {
+      path: '/api/v1/keys/backup',
+      body: { backup_pubkey: (await generateKey()).public_key },
+      key,
+      nonce,
+    });
     expect([response.status, response.body.error]).toEqual([401, 'NONCE_INVALID']);
   });
 
   it('refuses a nonce issued for another agent with NONCE_INVALID', async () => {
     const { key } = await registered('borrower');
     const { key: lender } = await registered('lender');
-    const response = await rawSigned(url, { path: '/api/v1/keys/backup', body: { backup_pubkey: (await generateKey()).public_key }, key, nonce_for: lender.agent_id });
+    const response = await rawSigned(url, {
+      path: '/api/v1/keys/backup',
+      body: { backup_pubkey: (await generateKey()).public_key },
+      key,
+      nonce_for: lender.agent_id,
+    });
     expect([response.status, response.body.error]).toEqual([401, 'NONCE_INVALID']);
   });
 
@@ -217,7 +308,9 @@ describe('backup keys and rotation', () => {
   it('registers a backup key through the act and through its dedicated route', async () => {
     const { key, client } = await registered('backs-up');
     const first = await generateKey();
-    const via_act = await client.act<{ backup_pubkey: string }>('key_backup_register', { backup_pubkey: first.public_key });
+    const via_act = await client.act<{ backup_pubkey: string }>('key_backup_register', {
+      backup_pubkey: first.public_key,
+    });
     expect(via_act.result.backup_pubkey).toBe(first.public_key);
     const second = await generateKey();
     await client.registerBackupKey(second.public_key);
@@ -227,7 +320,12 @@ describe('backup keys and rotation', () => {
   it('rejects a backup registration signed by the backup key', async () => {
     const backup = await generateKey();
     const { key } = await registered('primary-only', backup);
-    const response = await rawSigned(url, { path: '/api/v1/keys/backup', body: { backup_pubkey: (await generateKey()).public_key }, key: backup, agent_id: key.agent_id });
+    const response = await rawSigned(url, {
+      path: '/api/v1/keys/backup',
+      body: { backup_pubkey: (await generateKey()).public_key },
+      key: backup,
+      agent_id: key.agent_id,
+    });
     expect([response.status, response.body.error]).toEqual([401, 'SIG_INVALID']);
   });
 
@@ -244,16 +342,35 @@ describe('backup keys and rotation', () => {
 
   it('keeps acting from the command line after `tessera rotate`, with the new key file, as the same agent', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
-    const tessera = async (...args: string[]) => JSON.parse((await promisify(execFile)(process.execPath, [resolve('dist/client/cli.js'), ...args, '--url', url], { cwd: folder })).stdout);
+    const tessera = async (...args: string[]) =>
+      JSON.parse(
+        (
+          await promisify(execFile)(process.execPath, [resolve('dist/client/cli.js'), ...args, '--url', url], {
+            cwd: folder,
+          })
+        ).stdout,
+      );
     try {
       const { agent_id } = await tessera('keygen');
       await tessera('keygen', '--out', 'backup.key.json');
       await tessera('keygen', '--out', 'new.key.json');
       await tessera('register', '--handle', 'cli-rotator', '--backup-key', 'backup.key.json');
       rmSync(join(folder, 'agent.key.json')); // lost: the reason to rotate
-      expect(await tessera('rotate', '--agent', agent_id, '--backup-key', 'backup.key.json', '--new-key', 'new.key.json')).toMatchObject({ agent_id, key_generation: 1 });
-      expect(await tessera('act', 'bulletin_post', '{"title":"Still me","body":"After the rotation."}', '--key', 'new.key.json')).toMatchObject({ act: 'bulletin_post' });
-      expect(society.engine.state.agents.get(agent_id)!.pubkey).toBe(JSON.parse(readFileSync(join(folder, 'new.key.json'), 'utf8')).public_key);
+      expect(
+        await tessera('rotate', '--agent', agent_id, '--backup-key', 'backup.key.json', '--new-key', 'new.key.json'),
+      ).toMatchObject({ agent_id, key_generation: 1 });
+      expect(
+        await tessera(
+          'act',
+          'bulletin_post',
+          '{"title":"Still me","body":"After the rotation."}',
+          '--key',
+          'new.key.json',
+        ),
+      ).toMatchObject({ act: 'bulletin_post' });
+      expect(society.engine.state.agents.get(agent_id)!.pubkey).toBe(
+        JSON.parse(readFileSync(join(folder, 'new.key.json'), 'utf8')).public_key,
+      );
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
@@ -261,7 +378,11 @@ describe('backup keys and rotation', () => {
 
   it('refuses rotation for an agent without a backup key with 409 NO_BACKUP_KEY', async () => {
     const { key } = await registered('no-backup');
-    const response = await rawSigned(url, { path: '/api/v1/keys/rotate', body: { new_pubkey: (await generateKey()).public_key }, key });
+    const response = await rawSigned(url, {
+      path: '/api/v1/keys/rotate',
+      body: { new_pubkey: (await generateKey()).public_key },
+      key,
+    });
     expect([response.status, response.body.error]).toEqual([409, 'NO_BACKUP_KEY']);
   });
 });
@@ -276,20 +397,40 @@ describe('the act endpoint and transport refusals', () => {
     expect(register_via_act.code).toBe('UNKNOWN_ACT');
   });
 
-  it('validates the payload against the act\'s schema, under body.payload', async () => {
+  it("validates the payload against the act's schema, under body.payload", async () => {
     const { key } = await registered('payload-check');
-    const response = await rawSigned(url, { path: '/api/v1/act', body: { act: 'key_backup_register', challenge_id: null, puzzle_solution: null, payload: { backup_pubkey: 'short' } }, key });
+    const response = await rawSigned(url, {
+      path: '/api/v1/act',
+      body: {
+        act: 'key_backup_register',
+        challenge_id: null,
+        puzzle_solution: null,
+        payload: { backup_pubkey: 'short' },
+      },
+      key,
+    });
     expect(response.status).toBe(422);
-    expect(response.body.detail[0]).toMatchObject({ loc: ['body', 'payload', 'backup_pubkey'], type: 'string_pattern_mismatch' });
+    expect(response.body.detail[0]).toMatchObject({
+      loc: ['body', 'payload', 'backup_pubkey'],
+      type: 'string_pattern_mismatch',
+    });
   });
 
   it('refuses a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
-    const response = await request(url, '/api/v1/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ handle: 'x'.repeat(200_000) }) });
+    const response = await request(url, '/api/v1/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ handle: 'x'.repeat(200_000) }),
+    });
     expect([response.status, response.body.error]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
   });
 
   it('refuses a body that is not JSON with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-    const response = await request(url, '/api/v1/register', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const response = await request(url, '/api/v1/register', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     expect([response.status, response.body.error]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 
@@ -305,11 +446,19 @@ describe('the act endpoint and transport refusals', () => {
 
   it('routes HEAD to the GET route without a body, a trailing slash to the same route, and a path parameter decoded', async () => {
     const head = await fetch(`${url}/api/v1/status`, { method: 'HEAD' });
-    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'application/json; charset=utf-8', '']);
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([
+      200,
+      'application/json; charset=utf-8',
+      '',
+    ]);
     const slashed = await request(url, '/healthz/');
     expect([slashed.status, typeof slashed.body.ledger_seq]).toEqual([200, 'number']);
     const encoded = await request(url, '/api/v1/reputation/ag_%30000000000000000');
-    expect([encoded.status, encoded.body.error, encoded.body.message]).toEqual([404, 'UNKNOWN_AGENT', 'No member ag_0000000000000000.']);
+    expect([encoded.status, encoded.body.error, encoded.body.message]).toEqual([
+      404,
+      'UNKNOWN_AGENT',
+      'No member ag_0000000000000000.',
+    ]);
   });
 
   it('gives every refusal code a status and a message, and the README lists exactly these', () => {
@@ -318,8 +467,12 @@ describe('the act endpoint and transport refusals', () => {
       expect(message.length, code).toBeGreaterThan(10);
     }
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const documented = Object.fromEntries([...readme.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((match) => [match[1], Number(match[2])]));
-    expect(documented).toEqual(Object.fromEntries(Object.entries(REFUSALS).map(([code, { status }]) => [code, status])));
+    const documented = Object.fromEntries(
+      [...readme.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((match) => [match[1], Number(match[2])]),
+    );
+    expect(documented).toEqual(
+      Object.fromEntries(Object.entries(REFUSALS).map(([code, { status }]) => [code, status])),
+    );
   });
 });
 
@@ -356,7 +509,10 @@ describe('reads', () => {
   it('keeps a full page the same while the head and next_from around it move on', async () => {
     const head = society.store.ledgerHead().seq;
     const full = await request(url, `/api/v1/ledger?from=${head - 1}&limit=2`);
-    expect([full.body.next_from, full.headers.get('cache-control')]).toEqual([null, 'public, max-age=31536000, immutable']);
+    expect([full.body.next_from, full.headers.get('cache-control')]).toEqual([
+      null,
+      'public, max-age=31536000, immutable',
+    ]);
     const partial = await request(url, `/api/v1/ledger?from=${head}&limit=5`);
     expect([partial.body.entries.length, partial.headers.get('cache-control')]).toEqual([1, null]);
     await new TesseraClient(url, await generateKey()).register('page-turner');

@@ -12,7 +12,17 @@ import { TesseraClient, TesseraError } from '../client/sdk.js';
 import { isPrimeOrderKey as clientIsPrimeOrderKey } from '../client/strict_ed25519.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { fetchNonce, rawSigned, request } from './helpers/signed.js';
-import { L, P, fromLittleEndian, littleEndian, mixedOrderKey, nonCanonicalSmallOrderKeys, smallOrderKeys, toBase64url, withUnusedBitsSet } from './helpers/weak_keys.js';
+import {
+  L,
+  P,
+  fromLittleEndian,
+  littleEndian,
+  mixedOrderKey,
+  nonCanonicalSmallOrderKeys,
+  smallOrderKeys,
+  toBase64url,
+  withUnusedBitsSet,
+} from './helpers/weak_keys.js';
 
 /** RFC 8032 section 7.1, test 1: the valid pair of the vectors, signing the empty message. */
 const RFC_KEY = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
@@ -63,17 +73,28 @@ describe('key and signature vectors (docs/protocol.md)', () => {
     expect(mixedOrderKey(Buffer.from(RFC_KEY, 'base64url'))).toBe(MIXED_ORDER_KEY);
     expect(toBase64url(littleEndian(P + 3n))).toBe(HIGH_Y_KEY);
     const s = fromLittleEndian(Buffer.from(RFC_SIGNATURE, 'base64url').subarray(32));
-    expect(toBase64url(Buffer.concat([Buffer.from(RFC_SIGNATURE, 'base64url').subarray(0, 32), littleEndian(s + L)]))).toBe(S_PLUS_L_SIGNATURE);
+    expect(
+      toBase64url(Buffer.concat([Buffer.from(RFC_SIGNATURE, 'base64url').subarray(0, 32), littleEndian(s + L)])),
+    ).toBe(S_PLUS_L_SIGNATURE);
     expect(withUnusedBitsSet(RFC_SIGNATURE)).toBe(UNUSED_BITS_SIGNATURE);
   });
 
   it('lists every vector in docs/protocol.md', () => {
-    for (const vector of [...WEAK_KEYS, RFC_KEY, RFC_SIGNATURE, IDENTITY_KEY, UNUSED_BITS_SIGNATURE, S_PLUS_L_SIGNATURE]) expect(docs).toContain(vector);
+    for (const vector of [
+      ...WEAK_KEYS,
+      RFC_KEY,
+      RFC_SIGNATURE,
+      IDENTITY_KEY,
+      UNUSED_BITS_SIGNATURE,
+      S_PLUS_L_SIGNATURE,
+    ])
+      expect(docs).toContain(vector);
     expect(docs).toContain('"AQ" + "A" x 84');
   });
 
   it('are keys OpenSSL takes, which is why the service judges them itself', () => {
-    for (const key of WEAK_KEYS) expect(() => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key }, format: 'jwk' }), key).not.toThrow();
+    for (const key of WEAK_KEYS)
+      expect(() => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key }, format: 'jwk' }), key).not.toThrow();
     // The hole: the identity key with R = identity, S = 0 verifies any message at all.
     expect(opensslVerifies(IDENTITY_KEY, Buffer.from('any message'), CONSTANT_SIGNATURE)).toBe(true);
     expect(opensslVerifies(RFC_KEY, new Uint8Array(), UNUSED_BITS_SIGNATURE)).toBe(true);
@@ -120,16 +141,23 @@ describe('key and signature vectors (docs/protocol.md)', () => {
     for (const key of SMALL_ORDER_KEYS) expect(await verifyText(key, 'x', CONSTANT_SIGNATURE)).toBe(false);
   });
 
-  it('refuses, like the server, a signature whose R carries torsion, which noble\'s cofactored check accepts', async () => {
+  it("refuses, like the server, a signature whose R carries torsion, which noble's cofactored check accepts", async () => {
     const seed = Uint8Array.from({ length: 32 }, (_, i) => i);
     const key = await keyFromSeed(seed);
     const { scalar } = await ed.utils.getExtendedPublicKeyAsync(seed);
     const message = new TextEncoder().encode('signed by the key holder, R twisted by a point of order 8');
     const r = 123456789n;
-    const twisted_r = ed.Point.BASE.multiply(r).add(ed.Point.fromBytes(Buffer.from(SMALL_ORDER_KEYS[1]!, 'base64url'))).toBytes();
-    const k = fromLittleEndian(await ed.hashes.sha512Async(ed.etc.concatBytes(twisted_r, Buffer.from(key.public_key, 'base64url'), message))) % L;
+    const twisted_r = ed.Point.BASE.multiply(r)
+      .add(ed.Point.fromBytes(Buffer.from(SMALL_ORDER_KEYS[1]!, 'base64url')))
+      .toBytes();
+    const k =
+      fromLittleEndian(
+        await ed.hashes.sha512Async(ed.etc.concatBytes(twisted_r, Buffer.from(key.public_key, 'base64url'), message)),
+      ) % L;
     const signature = toBase64url(ed.etc.concatBytes(twisted_r, littleEndian((r + k * scalar) % L)));
-    expect(await ed.verifyAsync(Buffer.from(signature, 'base64url'), message, Buffer.from(key.public_key, 'base64url'))).toBe(true);
+    expect(
+      await ed.verifyAsync(Buffer.from(signature, 'base64url'), message, Buffer.from(key.public_key, 'base64url')),
+    ).toBe(true);
     expect(opensslVerifies(key.public_key, message, signature)).toBe(false);
     expect(await verifyText(key.public_key, new TextDecoder().decode(message), signature)).toBe(false);
   });
@@ -140,9 +168,11 @@ describe('key and signature vectors (docs/protocol.md)', () => {
       const text = `message ${i}`;
       const signature = await signText(key, text);
       const bytes = Buffer.from(signature, 'base64url');
-      bytes[i % 64]! ^= 1 << i % 8;
+      bytes[i % 64]! ^= 1 << (i % 8);
       for (const candidate of [signature, toBase64url(bytes)]) {
-        expect(await verifyText(key.public_key, text, candidate)).toBe(opensslVerifies(key.public_key, Buffer.from(text), candidate));
+        expect(await verifyText(key.public_key, text, candidate)).toBe(
+          opensslVerifies(key.public_key, Buffer.from(text), candidate),
+        );
       }
     }
   });
@@ -167,11 +197,20 @@ describe('over HTTP', () => {
 
   /** The attacker's registration: a weak key, under its derived id, with the constant signature. */
   function registerWeak(pubkey: string, handle: string) {
-    return rawSigned(url, { path: '/api/v1/register', body: registration(pubkey, handle), key: some_key, agent_id: agentIdOf(pubkey), headers: { [HEADER_SIGNATURE]: CONSTANT_SIGNATURE } });
+    return rawSigned(url, {
+      path: '/api/v1/register',
+      body: registration(pubkey, handle),
+      key: some_key,
+      agent_id: agentIdOf(pubkey),
+      headers: { [HEADER_SIGNATURE]: CONSTANT_SIGNATURE },
+    });
   }
 
   async function refusalOf(promise: Promise<unknown>): Promise<TesseraError> {
-    const error = await promise.then(() => undefined, (caught: unknown) => caught);
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(TesseraError);
     return error as TesseraError;
   }
@@ -201,13 +240,28 @@ describe('over HTTP', () => {
     const r_bytes = ed.Point.BASE.multiply(r).toBytes();
     for (let attempt = 0; ; attempt++) {
       const body = registration(MIXED_ORDER_KEY, `mixed-${attempt}`);
-      const text = new TextEncoder().encode(signingString({ method: 'POST', path: '/api/v1/register', agent_id, nonce, body_sha256: await sha256Hex(canonicalBody(body)) }));
+      const text = new TextEncoder().encode(
+        signingString({
+          method: 'POST',
+          path: '/api/v1/register',
+          agent_id,
+          nonce,
+          body_sha256: await sha256Hex(canonicalBody(body)),
+        }),
+      );
       const k = fromLittleEndian(await ed.hashes.sha512Async(ed.etc.concatBytes(r_bytes, key_bytes, text))) % L;
       if (k % 8n !== 0n) continue;
       const signature = toBase64url(ed.etc.concatBytes(r_bytes, littleEndian((r + k * scalar) % L)));
       expect(opensslVerifies(MIXED_ORDER_KEY, text, signature)).toBe(true);
       const before = snapshot();
-      const response = await rawSigned(url, { path: '/api/v1/register', body, key: some_key, agent_id, nonce, headers: { [HEADER_SIGNATURE]: signature } });
+      const response = await rawSigned(url, {
+        path: '/api/v1/register',
+        body,
+        key: some_key,
+        agent_id,
+        nonce,
+        headers: { [HEADER_SIGNATURE]: signature },
+      });
       expect([response.status, response.body.error, response.body.field]).toEqual([400, 'WEAK_KEY', 'pubkey']);
       expect(snapshot()).toEqual(before);
       break;
@@ -215,10 +269,21 @@ describe('over HTTP', () => {
   });
 
   it('no longer lets the identity key register or act, and three spellings of it make no agent', async () => {
-    const spellings = [IDENTITY_KEY, '7v_______________________________________38', 'AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAIA'];
-    for (const [index, key] of spellings.entries()) expect((await registerWeak(key, `identity-${index}`)).body.error).toBe('WEAK_KEY');
+    const spellings = [
+      IDENTITY_KEY,
+      '7v_______________________________________38',
+      'AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAIA',
+    ];
+    for (const [index, key] of spellings.entries())
+      expect((await registerWeak(key, `identity-${index}`)).body.error).toBe('WEAK_KEY');
     expect(spellings.some((key) => society.engine.state.agents.has(agentIdOf(key)))).toBe(false);
-    const act = await rawSigned(url, { path: '/api/v1/act', body: { act: 'world_look', challenge_id: null, puzzle_solution: null, payload: {} }, key: some_key, agent_id: agentIdOf(IDENTITY_KEY), headers: { [HEADER_SIGNATURE]: CONSTANT_SIGNATURE } });
+    const act = await rawSigned(url, {
+      path: '/api/v1/act',
+      body: { act: 'world_look', challenge_id: null, puzzle_solution: null, payload: {} },
+      key: some_key,
+      agent_id: agentIdOf(IDENTITY_KEY),
+      headers: { [HEADER_SIGNATURE]: CONSTANT_SIGNATURE },
+    });
     expect([act.status, act.body.error]).toEqual([404, 'UNKNOWN_AGENT']);
   });
 
@@ -227,11 +292,25 @@ describe('over HTTP', () => {
     const nonce = await fetchNonce(url, key.agent_id);
     const before = snapshot();
     for (const weak of WEAK_KEYS) {
-      const response = await rawSigned(url, { path: '/api/v1/register', body: registration(key.public_key, 'weak-backup', weak), key, nonce });
-      expect([response.status, response.body.error, response.body.field], weak).toEqual([400, 'WEAK_KEY', 'backup_pubkey']);
+      const response = await rawSigned(url, {
+        path: '/api/v1/register',
+        body: registration(key.public_key, 'weak-backup', weak),
+        key,
+        nonce,
+      });
+      expect([response.status, response.body.error, response.body.field], weak).toEqual([
+        400,
+        'WEAK_KEY',
+        'backup_pubkey',
+      ]);
     }
     expect(snapshot()).toEqual(before);
-    const fixed = await rawSigned(url, { path: '/api/v1/register', body: registration(key.public_key, 'weak-backup', null), key, nonce });
+    const fixed = await rawSigned(url, {
+      path: '/api/v1/register',
+      body: registration(key.public_key, 'weak-backup', null),
+      key,
+      nonce,
+    });
     expect(fixed.status).toBe(200);
   });
 
@@ -242,13 +321,21 @@ describe('over HTTP', () => {
     await client.register('rotating', { backup_pubkey: backup.public_key });
     const before = snapshot();
     for (const weak of WEAK_KEYS) {
-      for (const attempt of [() => client.registerBackupKey(weak), () => client.act('key_backup_register', { backup_pubkey: weak }), () => client.rotateKey(backup, weak)]) {
+      for (const attempt of [
+        () => client.registerBackupKey(weak),
+        () => client.act('key_backup_register', { backup_pubkey: weak }),
+        () => client.rotateKey(backup, weak),
+      ]) {
         const error = await refusalOf(attempt());
         expect([error.status, error.code], weak).toEqual([400, 'WEAK_KEY']);
       }
     }
     expect(snapshot()).toEqual(before);
-    expect(society.engine.state.agents.get(key.agent_id)).toMatchObject({ pubkey: key.public_key, backup_pubkey: backup.public_key, key_generation: 0 });
+    expect(society.engine.state.agents.get(key.agent_id)).toMatchObject({
+      pubkey: key.public_key,
+      backup_pubkey: backup.public_key,
+      key_generation: 0,
+    });
   });
 
   it('refuses weak keys in the engine too, whatever reaches it', async () => {
@@ -260,7 +347,8 @@ describe('over HTTP', () => {
         { act: 'register', actor: some_key.agent_id, payload: registration(some_key.public_key, 'engine-weak', weak) },
         { act: 'key_backup_register', actor: agent.agent_id, payload: { backup_pubkey: weak } },
       ];
-      for (const submission of submissions) expect(await society.engine.submit(submission)).toMatchObject({ ok: false, code: 'WEAK_KEY' });
+      for (const submission of submissions)
+        expect(await society.engine.submit(submission)).toMatchObject({ ok: false, code: 'WEAK_KEY' });
     }
   });
 
@@ -271,12 +359,30 @@ describe('over HTTP', () => {
     const backup = await generateKey();
     const body = { backup_pubkey: backup.public_key };
     const nonce = await fetchNonce(url, key.agent_id);
-    const text = signingString({ method: 'POST', path: '/api/v1/keys/backup', agent_id: key.agent_id, nonce, body_sha256: await sha256Hex(canonicalBody(body)) });
+    const text = signingString({
+      method: 'POST',
+      path: '/api/v1/keys/backup',
+      agent_id: key.agent_id,
+      nonce,
+      body_sha256: await sha256Hex(canonicalBody(body)),
+    });
     const signature = await signText(key, text);
-    const altered = await rawSigned(url, { path: '/api/v1/keys/backup', body, key, nonce, headers: { [HEADER_SIGNATURE]: withUnusedBitsSet(signature) } });
+    const altered = await rawSigned(url, {
+      path: '/api/v1/keys/backup',
+      body,
+      key,
+      nonce,
+      headers: { [HEADER_SIGNATURE]: withUnusedBitsSet(signature) },
+    });
     expect([altered.status, altered.body.error]).toEqual([401, 'SIG_INVALID']);
     expect(society.engine.state.agents.get(key.agent_id)?.backup_pubkey).toBeNull();
-    const proper = await rawSigned(url, { path: '/api/v1/keys/backup', body, key, nonce, headers: { [HEADER_SIGNATURE]: signature } });
+    const proper = await rawSigned(url, {
+      path: '/api/v1/keys/backup',
+      body,
+      key,
+      nonce,
+      headers: { [HEADER_SIGNATURE]: signature },
+    });
     expect(proper.status).toBe(200);
   });
 
@@ -299,7 +405,10 @@ describe('over HTTP', () => {
       return undefined;
     }
 
-    async function chained(entry: Omit<WireEntry, 'seq' | 'prev_hash' | 'hash'>, after: WireEntry[]): Promise<WireEntry> {
+    async function chained(
+      entry: Omit<WireEntry, 'seq' | 'prev_hash' | 'hash'>,
+      after: WireEntry[],
+    ): Promise<WireEntry> {
       const unhashed = { ...entry, seq: after.length + 1, prev_hash: after[after.length - 1]!.hash };
       return { ...unhashed, hash: await sha256Hex(canonicalizeJson(unhashed)!) };
     }
@@ -327,18 +436,41 @@ describe('over HTTP', () => {
           at: entries[entries.length - 1]!.at,
           event_type: 'agent_registered',
           actor: agent_id,
-          data: { agent_id, handle: 'forged-identity', pubkey, backup_pubkey: null, declared_runtime: '', position: { x: 0, y: 0 }, ap: 10 },
-          proof: { method: 'POST', path: '/api/v1/register', nonce: 'forged-nonce-0000000000', body, signature: CONSTANT_SIGNATURE },
+          data: {
+            agent_id,
+            handle: 'forged-identity',
+            pubkey,
+            backup_pubkey: null,
+            declared_runtime: '',
+            position: { x: 0, y: 0 },
+            ap: 10,
+          },
+          proof: {
+            method: 'POST',
+            path: '/api/v1/register',
+            nonce: 'forged-nonce-0000000000',
+            body,
+            signature: CONSTANT_SIGNATURE,
+          },
         },
         entries,
       );
-      expect(await firstProblem([...entries, forged])).toEqual({ seq: entries.length + 1, reason: expect.stringContaining('prime-order') });
+      expect(await firstProblem([...entries, forged])).toEqual({
+        seq: entries.length + 1,
+        reason: expect.stringContaining('prime-order'),
+      });
     });
 
     it('fails a ledger on which a member registered a weak backup key, signed by its own key, at that seq', async () => {
       const body = canonicalBody({ backup_pubkey: MIXED_ORDER_KEY });
       const nonce = 'forged-nonce-1111111111';
-      const text = signingString({ method: 'POST', path: '/api/v1/keys/backup', agent_id: holder.agent_id, nonce, body_sha256: await sha256Hex(body) });
+      const text = signingString({
+        method: 'POST',
+        path: '/api/v1/keys/backup',
+        agent_id: holder.agent_id,
+        nonce,
+        body_sha256: await sha256Hex(body),
+      });
       const forged = await chained(
         {
           at: entries[entries.length - 1]!.at,
@@ -349,14 +481,20 @@ describe('over HTTP', () => {
         },
         entries,
       );
-      expect(await firstProblem([...entries, forged])).toEqual({ seq: entries.length + 1, reason: 'data.backup_pubkey is not a canonical prime-order ed25519 key' });
+      expect(await firstProblem([...entries, forged])).toEqual({
+        seq: entries.length + 1,
+        reason: 'data.backup_pubkey is not a canonical prime-order ed25519 key',
+      });
     });
 
     it('fails a ledger whose proof carries a signature with unused bits set, at that seq', async () => {
       const index = entries.findIndex((entry) => entry.proof !== undefined);
       const forged = structuredClone(entries);
       forged[index]!.proof!.signature = withUnusedBitsSet(forged[index]!.proof!.signature);
-      expect(await firstProblem(await rehashedFrom(forged, index))).toEqual({ seq: index + 1, reason: 'proof signature does not verify' });
+      expect(await firstProblem(await rehashedFrom(forged, index))).toEqual({
+        seq: index + 1,
+        reason: 'proof signature does not verify',
+      });
     });
   });
 });

@@ -22,7 +22,10 @@ beforeAll(async () => {
     const backup = await generateKey();
     const key = await generateKey();
     const client = new TesseraClient(society.url, key);
-    await client.register(`member-${i}`, { declared_runtime: `runtime ${i}`, backup_pubkey: i % 2 ? backup.public_key : null });
+    await client.register(`member-${i}`, {
+      declared_runtime: `runtime ${i}`,
+      backup_pubkey: i % 2 ? backup.public_key : null,
+    });
     if (i % 2 === 0) await client.act('key_backup_register', { backup_pubkey: backup.public_key });
     if (i === 1) await new TesseraClient(society.url).rotateKey(backup, (await generateKey()).public_key, key.agent_id);
   }
@@ -92,13 +95,20 @@ describe('the ledger chain', () => {
     const target = forged.findIndex((entry) => entry.event_type === 'key_backup_registered');
     const { body, ...signed } = forged[target]!.proof!;
     forged[target]!.proof = { ...signed, body_sha256: await sha256Hex(body!) };
-    expect(await firstProblem(await rehashFrom(forged, target))).toEqual({ seq: target + 1, reason: expect.stringContaining('not only its digest') });
+    expect(await firstProblem(await rehashFrom(forged, target))).toEqual({
+      seq: target + 1,
+      reason: expect.stringContaining('not only its digest'),
+    });
   });
 
   it('catches a proof replayed onto a second entry', async () => {
     const replayed = structuredClone(entries);
     const signed = replayed.findIndex((entry) => entry.event_type === 'key_backup_registered');
-    const copy = { ...structuredClone(replayed[signed]!), seq: replayed.length + 1, prev_hash: replayed[replayed.length - 1]!.hash };
+    const copy = {
+      ...structuredClone(replayed[signed]!),
+      seq: replayed.length + 1,
+      prev_hash: replayed[replayed.length - 1]!.hash,
+    };
     const { hash: _old, ...unhashed } = copy;
     copy.hash = await sha256Hex(canonicalizeJson(unhashed)!);
     replayed.push(copy);

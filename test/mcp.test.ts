@@ -30,7 +30,12 @@ beforeAll(async () => {
   const key_file = pathJoin(society.data_dir, 'agent.key.json');
   writeFileSync(key_file, JSON.stringify(key));
   client = new Client({ name: 'tessera-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['dist/client/cli.js', 'mcp', '--key', key_file, '--url', society.url] }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['dist/client/cli.js', 'mcp', '--key', key_file, '--url', society.url],
+    }),
+  );
 }, 30_000);
 afterAll(async () => {
   await client?.close();
@@ -38,12 +43,43 @@ afterAll(async () => {
 });
 
 describe('the stdio MCP server (official SDK client)', () => {
-  it('lists exactly the catalogue\'s acts, the signed identity calls and the public reads, each with an object schema', async () => {
+  it("lists exactly the catalogue's acts, the signed identity calls and the public reads, each with an object schema", async () => {
     const { tools } = await client.listTools();
-    const expected = [...CATALOGUE.filter((act) => act.via_act).map((act) => act.name), ...SIGNED_EXTRA_TOOLS, ...readToolsForRules().map((tool) => tool.name)];
+    const expected = [
+      ...CATALOGUE.filter((act) => act.via_act).map((act) => act.name),
+      ...SIGNED_EXTRA_TOOLS,
+      ...readToolsForRules().map((tool) => tool.name),
+    ];
     expect(tools.map((tool) => tool.name).sort()).toEqual(expected.sort());
-    for (const name of ['society_status', 'key_backup_register', 'bulletin_post', 'motion_propose', 'motion_read', 'motion_list', 'vote_cast', 'membership_checkout', 'membership_status', 'billing_portal', 'reputation_get', 'reputation_leaderboard', 'aether_send', 'aether_build_hub', 'world_look', 'world_map', 'world_column', 'world_move', 'world_dig', 'world_gather', 'world_place_block', 'world_break_block', 'world_give']) {
-      expect(tools.map((tool) => tool.name), name).toContain(name);
+    for (const name of [
+      'society_status',
+      'key_backup_register',
+      'bulletin_post',
+      'motion_propose',
+      'motion_read',
+      'motion_list',
+      'vote_cast',
+      'membership_checkout',
+      'membership_status',
+      'billing_portal',
+      'reputation_get',
+      'reputation_leaderboard',
+      'aether_send',
+      'aether_build_hub',
+      'world_look',
+      'world_map',
+      'world_column',
+      'world_move',
+      'world_dig',
+      'world_gather',
+      'world_place_block',
+      'world_break_block',
+      'world_give',
+    ]) {
+      expect(
+        tools.map((tool) => tool.name),
+        name,
+      ).toContain(name);
     }
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).toBe('object');
@@ -70,7 +106,13 @@ describe('the stdio MCP server (official SDK client)', () => {
     const seen = await call('world_look', {});
     expect(seen.ap).toBeGreaterThan(0);
     const world = worldOf(society);
-    const spot = findTile(world, (x, y, biome) => biome === 'plains' && stepInto(world, x, y, 'plains') !== undefined && world.surface[y * 2048 + x] === world.surface[y * 2048 + x + 1]);
+    const spot = findTile(
+      world,
+      (x, y, biome) =>
+        biome === 'plains' &&
+        stepInto(world, x, y, 'plains') !== undefined &&
+        world.surface[y * 2048 + x] === world.surface[y * 2048 + x + 1],
+    );
     const mine = { id: agent_id } as any;
     standOn(society, mine, spot.x, spot.y);
     const moved = await call('world_move', { path: [stepInto(world, spot.x, spot.y, 'plains')] });
@@ -81,14 +123,29 @@ describe('the stdio MCP server (official SDK client)', () => {
     const friend = await join(society, 'mcp-friend');
     standOn(society, friend, spot.x + 1, spot.y);
     expect((await call('world_give', { to: friend.id, resource: 'dirt', amount: 1 })).amount).toBe(1);
-    const filed = await call('motion_propose', { title: 'Filed through MCP', changes: [{ op: 'enable_module', module_id: 'mcp_module' }] });
+    const filed = await call('motion_propose', {
+      title: 'Filed through MCP',
+      changes: [{ op: 'enable_module', module_id: 'mcp_module' }],
+    });
     await call('motion_open', { motion_id: filed.motion_id });
     const voted = await call('vote_cast', { motion_id: filed.motion_id, choice: 'aye' });
     expect(voted.tally.aye).toBe(1);
     const sent = await call('aether_send', { body: 'hello from a tool' });
     expect(sent.route).toBe('global');
-    const entries = (await request(society.url, '/api/v1/ledger?limit=1000')).body.entries.filter((entry: any) => entry.actor === agent_id).map((entry: any) => entry.event_type);
-    for (const event of ['agent_registered', 'agent_moved', 'terrain_dug', 'resource_sent', 'motion_filed', 'motion_opened', 'vote_cast', 'aether_sent']) expect(entries, event).toContain(event);
+    const entries = (await request(society.url, '/api/v1/ledger?limit=1000')).body.entries
+      .filter((entry: any) => entry.actor === agent_id)
+      .map((entry: any) => entry.event_type);
+    for (const event of [
+      'agent_registered',
+      'agent_moved',
+      'terrain_dug',
+      'resource_sent',
+      'motion_filed',
+      'motion_opened',
+      'vote_cast',
+      'aether_sent',
+    ])
+      expect(entries, event).toContain(event);
     expect((await call('motion_read', { motion_id: filed.motion_id })).roll[0].agent_id).toBe(agent_id);
   });
 
@@ -119,12 +176,16 @@ describe('the stdio MCP server (official SDK client)', () => {
   });
 });
 
-describe('the service\'s HTTP MCP endpoint', () => {
+describe("the service's HTTP MCP endpoint", () => {
   it('serves the read tools, no key needed, and no write tool', async () => {
     const http = new Client({ name: 'tessera-http-test', version: '1.0.0' });
     await http.connect(new StreamableHTTPClientTransport(new URL(`${society.url}/mcp`)));
     const names = (await http.listTools()).tools.map((tool) => tool.name);
-    expect(names.sort()).toEqual(readToolsForRules().map((tool) => tool.name).sort());
+    expect(names.sort()).toEqual(
+      readToolsForRules()
+        .map((tool) => tool.name)
+        .sort(),
+    );
     expect(names).not.toContain('world_move');
     const status = await http.callTool({ name: 'society_status', arguments: {} });
     expect(text(status).society).toBe('Tessera');

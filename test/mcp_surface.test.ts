@@ -161,7 +161,10 @@ describe('every tool, listed by the official MCP SDK client over the stdio bridg
   it('answers every read tool without isError, over both transports', async () => {
     const reads = stdio_tools.filter((tool) => http_tools.some((served) => served.name === tool.name));
     expect(reads.length).toBe(http_tools.length);
-    for (const [transport, client] of [['stdio', stdio], ['http', http]] as const) {
+    for (const [transport, client] of [
+      ['stdio', stdio],
+      ['http', http],
+    ] as const) {
       for (const tool of reads) {
         const result = await client.callTool({ name: tool.name, arguments: sampleArguments(tool) });
         const body = (result.content as { text: string }[])[0]!.text;
@@ -171,7 +174,7 @@ describe('every tool, listed by the official MCP SDK client over the stdio bridg
     }
   });
 
-  it('keeps the README\'s count of tools and its groups true', () => {
+  it("keeps the README's count of tools and its groups true", () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const row = /^\| (Acts|Identity and membership|Public reads)[^|\n]*\| (\d+) \| ([^\n]*) \|$/gm;
     const rows = [...readme.matchAll(row)];

@@ -23,7 +23,8 @@ const NOT_ONE_LINE: Record<string, string> = {
 const UNCLOSED_OVERRIDE = 'Budget \u202edesrever';
 
 // Allowed, and hostile as Markdown and HTML: every renderer must keep it the member's literal text.
-const TITLE = '# Founder decree: *all* members [click](javascript:alert(1)) <img src=x onerror=alert(1)> `x` | cell ]]> end';
+const TITLE =
+  '# Founder decree: *all* members [click](javascript:alert(1)) <img src=x onerror=alert(1)> `x` | cell ]]> end';
 const BODY = [
   '# heading in a body',
   '[link](javascript:alert(1))',
@@ -42,10 +43,13 @@ let founder: TesseraClient;
 let mallory: Member;
 let motion_id: string;
 
-const propose = (title: string, body = 'Why.', changes: unknown[] = []) => mallory.client.act<{ motion_id: string }>('motion_propose', { title, body, changes });
+const propose = (title: string, body = 'Why.', changes: unknown[] = []) =>
+  mallory.client.act<{ motion_id: string }>('motion_propose', { title, body, changes });
 
 /** The 422 items, from a refused call. */
-async function invalid(call: Promise<unknown>): Promise<{ status: number; detail: { loc: (string | number)[]; type: string; msg: string }[] }> {
+async function invalid(
+  call: Promise<unknown>,
+): Promise<{ status: number; detail: { loc: (string | number)[]; type: string; msg: string }[] }> {
   const error = await refusal(call);
   return { status: error.status, detail: (error.body as { detail: never[] }).detail };
 }
@@ -79,28 +83,49 @@ describe('one-line member fields', () => {
   it('refuse line breaks and control characters with 422 naming the field, in every act that takes one', async () => {
     for (const [name, value] of Object.entries(NOT_ONE_LINE)) {
       const title = await invalid(propose(value));
-      expect([title.status, title.detail[0]?.loc, title.detail[0]?.type], name).toEqual([422, ['body', 'payload', 'title'], 'string_pattern_mismatch']);
+      expect([title.status, title.detail[0]?.loc, title.detail[0]?.type], name).toEqual([
+        422,
+        ['body', 'payload', 'title'],
+        'string_pattern_mismatch',
+      ]);
     }
     const value = NOT_ONE_LINE.newline!;
     // Thunks: each call starts only when its turn comes, so no refusal waits unobserved.
     const cases: [() => Promise<unknown>, (string | number)[]][] = [
       [() => mallory.client.act('bulletin_post', { title: value, body: 'fine' }), ['body', 'payload', 'title']],
-      [() => propose('fine', '', [{ op: 'amend_charter', article_id: 'D8', title: value, text: 'fine' }]), ['body', 'payload', 'changes', 0, 'title']],
-      [() => propose('fine', '', [{ op: 'set_param', name: value, value: 1 }]), ['body', 'payload', 'changes', 0, 'name']],
-      [async () => new TesseraClient(url, await generateKey()).register('newcomer', { declared_runtime: value }), ['body', 'declared_runtime']],
+      [
+        () => propose('fine', '', [{ op: 'amend_charter', article_id: 'D8', title: value, text: 'fine' }]),
+        ['body', 'payload', 'changes', 0, 'title'],
+      ],
+      [
+        () => propose('fine', '', [{ op: 'set_param', name: value, value: 1 }]),
+        ['body', 'payload', 'changes', 0, 'name'],
+      ],
+      [
+        async () => new TesseraClient(url, await generateKey()).register('newcomer', { declared_runtime: value }),
+        ['body', 'declared_runtime'],
+      ],
       [() => mallory.client.signed('POST', '/api/v1/pom/challenge', { intent: value }), ['body', 'intent']],
       [() => founder.signed('POST', '/enactment/resolve', { motion_id, reason: value }), ['body', 'reason']],
       [() => founder.signed('POST', '/api/v1/grants', { kind: 'observer', note: value }), ['body', 'note']],
     ];
     for (const [call, loc] of cases) {
       const refused = await invalid(call());
-      expect([refused.status, refused.detail[0]?.loc, refused.detail[0]?.type], loc.join('.')).toEqual([422, loc, 'string_pattern_mismatch']);
+      expect([refused.status, refused.detail[0]?.loc, refused.detail[0]?.type], loc.join('.')).toEqual([
+        422,
+        loc,
+        'string_pattern_mismatch',
+      ]);
     }
   });
 
   it('refuse an unclosed bidirectional override, and accept one closed on the same line', async () => {
     const refused = await invalid(propose(UNCLOSED_OVERRIDE));
-    expect([refused.status, refused.detail[0]?.loc, refused.detail[0]?.type]).toEqual([422, ['body', 'payload', 'title'], 'value_error']);
+    expect([refused.status, refused.detail[0]?.loc, refused.detail[0]?.type]).toEqual([
+      422,
+      ['body', 'payload', 'title'],
+      'value_error',
+    ]);
     expect(refused.detail[0]?.msg).toContain('U+202C');
     for (const stray of ['Budget \u2067isolate', 'Budget \u202c pop alone', 'a \u202b b \u2066 c \u202c d \u2069']) {
       expect((await invalid(propose(stray))).status, JSON.stringify(stray)).toBe(422);
@@ -116,28 +141,41 @@ describe('multi-line member fields', () => {
       const body = await invalid(propose('fine', value));
       expect([body.status, body.detail[0]?.loc], JSON.stringify(value)).toEqual([422, ['body', 'payload', 'body']]);
       const message = await invalid(mallory.client.act('aether_send', { body: value, scope: 'auto', route: 'global' }));
-      expect([message.status, message.detail[0]?.loc], JSON.stringify(value)).toEqual([422, ['body', 'payload', 'body']]);
+      expect([message.status, message.detail[0]?.loc], JSON.stringify(value)).toEqual([
+        422,
+        ['body', 'payload', 'body'],
+      ]);
     }
-    const text = await invalid(propose('fine', '', [{ op: 'add_prohibition', prohibition_id: 'P8', text: 'a\u0007b' }]));
+    const text = await invalid(
+      propose('fine', '', [{ op: 'add_prohibition', prohibition_id: 'P8', text: 'a\u0007b' }]),
+    );
     expect(text.detail[0]?.loc).toEqual(['body', 'payload', 'changes', 0, 'text']);
     expect(society.engine.state.governance.motions[motion_id]!.body).toBe(BODY);
   });
 });
 
-describe('the Founder\'s Dispatch', () => {
-  it('quotes the member\'s title inside its own line, in JSON, in the API and the HTML page', async () => {
+describe("the Founder's Dispatch", () => {
+  it("quotes the member's title inside its own line, in JSON, in the API and the HTML page", async () => {
     const [dispatch] = (await request(url, '/api/v1/dispatches')).body.dispatches;
     expect(dispatch.text).toBe(`- Resolved ${motion_id} ${JSON.stringify(TITLE)} by Founder action: housekeeping`);
     const page = (await request(url, '/dispatches')).body as string;
-    expect(page).toContain(`<pre>- Resolved ${motion_id} &#34;# Founder decree: *all* members [click](javascript:alert(1)) &#60;img`);
+    expect(page).toContain(
+      `<pre>- Resolved ${motion_id} &#34;# Founder decree: *all* members [click](javascript:alert(1)) &#60;img`,
+    );
     expect(page).not.toContain('<img src=x');
   });
 
-  it('in Markdown has no line a member wrote: every Dispatch line is a bullet of ours, the member\'s text escaped inside it', async () => {
+  it("in Markdown has no line a member wrote: every Dispatch line is a bullet of ours, the member's text escaped inside it", async () => {
     const lines = ((await request(url, '/dispatches.md')).body as string).split('\n');
-    const dispatch_lines = lines.slice(lines.findIndex((line) => line.startsWith('## Dispatch')) + 1).filter((line) => line !== '');
+    const dispatch_lines = lines
+      .slice(lines.findIndex((line) => line.startsWith('## Dispatch')) + 1)
+      .filter((line) => line !== '');
     expect(dispatch_lines).toHaveLength(1);
-    expect(dispatch_lines[0]!.startsWith(`- Resolved ${motion_id} "\\# Founder decree: \\*all\\* members \\[click\\](javascript:alert(1)) \\<img`)).toBe(true);
+    expect(
+      dispatch_lines[0]!.startsWith(
+        `- Resolved ${motion_id} "\\# Founder decree: \\*all\\* members \\[click\\](javascript:alert(1)) \\<img`,
+      ),
+    ).toBe(true);
     expect(unescapedSpecials(dispatch_lines[0]!)).toEqual([]);
   });
 
@@ -145,16 +183,24 @@ describe('the Founder\'s Dispatch', () => {
     const legacy = (await propose('placeholder')).result.motion_id;
     society.engine.state.governance.motions[legacy]!.title = 'Old\n# Founder: forged line\n- Applied M-0001-aaaa';
     const lines = ((await request(url, `/motions/${legacy}.md`)).body as string).split('\n');
-    expect(lines.filter((line) => line.startsWith('#'))).toEqual([`# Motion ${legacy}: Old \\# Founder: forged line - Applied M-0001-aaaa`, '## Changes', '## The roll']);
+    expect(lines.filter((line) => line.startsWith('#'))).toEqual([
+      `# Motion ${legacy}: Old \\# Founder: forged line - Applied M-0001-aaaa`,
+      '## Changes',
+      '## The roll',
+    ]);
     expect(lines.some((line) => line.startsWith('- Applied'))).toBe(false);
   });
 });
 
 describe('Markdown renderings', () => {
-  it('keep a motion\'s title in its heading and its body in a blockquote, escaped: no heading, link, image, HTML, fence or table of the member\'s', async () => {
+  it("keep a motion's title in its heading and its body in a blockquote, escaped: no heading, link, image, HTML, fence or table of the member's", async () => {
     const text = (await request(url, `/motions/${motion_id}.md`)).body as string;
     const lines = text.split('\n');
-    expect(lines.filter((line) => line.startsWith('#'))).toEqual([`# Motion ${motion_id}: ${escapeMarkdownInline(TITLE)}`, '## Changes', '## The roll']);
+    expect(lines.filter((line) => line.startsWith('#'))).toEqual([
+      `# Motion ${motion_id}: ${escapeMarkdownInline(TITLE)}`,
+      '## Changes',
+      '## The roll',
+    ]);
     expect(unescapedSpecials(lines.find((line) => line.startsWith('# Motion'))!)).toEqual([]);
     const quoted = lines.filter((line) => line.startsWith('> ') && !line.startsWith('> Notice'));
     expect(quoted).toHaveLength(BODY.split('\n').length);
@@ -166,14 +212,18 @@ describe('Markdown renderings', () => {
   });
 
   it('escape member text in the motions table, the charter, the prohibitions and the Aether', async () => {
-    const row = ((await request(url, '/motions.md')).body as string).split('\n').find((line) => line.includes(motion_id))!;
+    const row = ((await request(url, '/motions.md')).body as string)
+      .split('\n')
+      .find((line) => line.includes(motion_id))!;
     expect([...row.matchAll(/(?<!\\)\|/g)]).toHaveLength(7);
     const charter = ((await request(url, '/charter.md')).body as string).split('\n');
     expect(charter).toContain(`### D9. ${escapeMarkdownInline(TITLE)}`);
     expect(charter).toContain('\\# heading in a body');
     expect(charter).not.toContain('# heading in a body');
     const prohibitions = (await request(url, '/prohibitions.md')).body as string;
-    expect(prohibitions).toContain('- **P9** (domain): \\# heading in a body \\[link\\](javascript:alert(1)) \\<script\\>');
+    expect(prohibitions).toContain(
+      '- **P9** (domain): \\# heading in a body \\[link\\](javascript:alert(1)) \\<script\\>',
+    );
     const aether = ((await request(url, '/aether.md')).body as string).split('\n');
     expect(aether).toContain('> \\<script\\>alert(1)\\</script\\>\\<img src=x onerror=alert(2)\\>');
     for (const path of ['/charter.md', '/prohibitions.md', '/aether.md', '/motions.md']) {
@@ -184,7 +234,16 @@ describe('Markdown renderings', () => {
 
 describe('HTML pages', () => {
   it('show member text escaped and inside <bdi>, with no member markup and no javascript: link', async () => {
-    const pages = ['/motions', `/motions/${motion_id}`, '/society', '/aether', '/charter', '/prohibitions', '/modules/library', '/dispatches'];
+    const pages = [
+      '/motions',
+      `/motions/${motion_id}`,
+      '/society',
+      '/aether',
+      '/charter',
+      '/prohibitions',
+      '/modules/library',
+      '/dispatches',
+    ];
     for (const path of pages) {
       const body = (await request(url, path)).body as string;
       expect(body, path).not.toContain('<script>alert');
@@ -198,7 +257,7 @@ describe('HTML pages', () => {
   });
 });
 
-describe('the chronicle\'s RSS', () => {
+describe("the chronicle's RSS", () => {
   it('carries member titles as escaped text, never as markup, and stays well-formed with ]]> in a title', async () => {
     const rss = (await request(url, '/chronicle.rss')).body as string;
     expect(XMLValidator.validate(rss)).toBe(true);
@@ -214,7 +273,7 @@ describe('the chronicle\'s RSS', () => {
   });
 });
 
-describe('the chronicle\'s RSS, against hostile input', () => {
+describe("the chronicle's RSS, against hostile input", () => {
   it('stays well-formed XML 1.0 when a title holds a noncharacter (U+FFFE, U+FFFF), which one-line fields accept', async () => {
     const filed = (await propose('Budget \ufffe\uffff end')).result.motion_id;
     const rss = (await request(url, '/chronicle.rss')).body as string;
@@ -223,7 +282,7 @@ describe('the chronicle\'s RSS, against hostile input', () => {
     expect(rss).toContain(`${filed} filed: &#34;Budget`);
   });
 
-  it('links to the society\'s public address whatever Host header the request carried', async () => {
+  it("links to the society's public address whatever Host header the request carried", async () => {
     const client = new LoopbackClient(url, '127.0.0.1');
     const answer = await client.send('GET', '/chronicle.rss', { host: 'evil.example' });
     expect(answer.status).toBe(200);
@@ -248,10 +307,21 @@ describe('the text rules as functions', () => {
   });
 
   it('escape Markdown so that nothing a member writes opens a construct, on one line', () => {
-    expect(escapeMarkdownInline('# h\n[a](javascript:x) <b>&amp; *e* _u_ `c` ~~s~~ | !')).toBe('\\# h \\[a\\](javascript:x) \\<b\\>\\&amp; \\*e\\* \\_u\\_ \\`c\\` \\~\\~s\\~\\~ \\| \\!');
-    expect(['- a', '+ a', '= a', '  12. a', '3) a', '> a'].map(escapeMarkdownInline)).toEqual(['\\- a', '\\+ a', '\\= a', '  12\\. a', '3\\) a', '\\> a']);
+    expect(escapeMarkdownInline('# h\n[a](javascript:x) <b>&amp; *e* _u_ `c` ~~s~~ | !')).toBe(
+      '\\# h \\[a\\](javascript:x) \\<b\\>\\&amp; \\*e\\* \\_u\\_ \\`c\\` \\~\\~s\\~\\~ \\| \\!',
+    );
+    expect(['- a', '+ a', '= a', '  12. a', '3) a', '> a'].map(escapeMarkdownInline)).toEqual([
+      '\\- a',
+      '\\+ a',
+      '\\= a',
+      '  12\\. a',
+      '3\\) a',
+      '\\> a',
+    ]);
     expect(escapeMarkdownInline('back\\slash')).toBe('back\\\\slash');
-    expect(escapeMarkdownInline('ag_0123 agent_registered _start end_ a__b')).toBe('ag_0123 agent_registered \\_start end\\_ a\\_\\_b');
+    expect(escapeMarkdownInline('ag_0123 agent_registered _start end_ a__b')).toBe(
+      'ag_0123 agent_registered \\_start end\\_ a\\_\\_b',
+    );
     expect(escapeMarkdownInline('flip \u202e here')).toBe('\u2068flip \u202e here\u2069');
   });
 });

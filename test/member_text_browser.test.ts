@@ -4,7 +4,6 @@ import { chromiumPath, launchChromium } from './helpers/chromium.js';
 import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
 import { join, type Member } from './helpers/world.js';
 
-
 // Input refuses an unclosed RIGHT-TO-LEFT OVERRIDE now; a store written before that rule can still hold one.
 const LEGACY_TITLE = 'Budget \u202eof the year';
 // Accepted, and with no place to break: a member's words must wrap on a phone, never widen the page.
@@ -44,7 +43,10 @@ async function lineLayout(page: Page, selector: string): Promise<{ boxes: Box[];
 function expectLeftToRight(boxes: Box[]): void {
   expect(boxes.length).toBeGreaterThan(2);
   for (let i = 1; i < boxes.length; i++) {
-    expect(boxes[i]!.left, `${JSON.stringify(boxes[i]!.text)} drawn after ${JSON.stringify(boxes[i - 1]!.text)}`).toBeGreaterThanOrEqual(boxes[i - 1]!.right - 1);
+    expect(
+      boxes[i]!.left,
+      `${JSON.stringify(boxes[i]!.text)} drawn after ${JSON.stringify(boxes[i - 1]!.text)}`,
+    ).toBeGreaterThanOrEqual(boxes[i - 1]!.right - 1);
   }
 }
 
@@ -59,11 +61,25 @@ describe.skipIf(!chromiumPath)('member text in a real browser', () => {
   beforeAll(async () => {
     society = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
     mallory = await join(society, 'mallory');
-    legacy_motion = (await mallory.client.act<{ motion_id: string }>('motion_propose', { title: 'Budget', body: '', changes: [] })).result.motion_id;
+    legacy_motion = (
+      await mallory.client.act<{ motion_id: string }>('motion_propose', { title: 'Budget', body: '', changes: [] })
+    ).result.motion_id;
     society.engine.state.governance.motions[legacy_motion]!.title = LEGACY_TITLE;
     // Closed on the same line, the override is accepted: it reorders only the member's own words.
-    closed_motion = (await mallory.client.act<{ motion_id: string }>('motion_propose', { title: 'Budget \u202eof the year\u202c', body: '', changes: [] })).result.motion_id;
-    wide_motion = (await mallory.client.act<{ motion_id: string }>('motion_propose', { title: UNBROKEN_TITLE, body: UNBROKEN_BODY, changes: [{ op: 'amend_charter', article_id: 'D9', title: UNBROKEN_TITLE, text: UNBROKEN_BODY }] })).result.motion_id;
+    closed_motion = (
+      await mallory.client.act<{ motion_id: string }>('motion_propose', {
+        title: 'Budget \u202eof the year\u202c',
+        body: '',
+        changes: [],
+      })
+    ).result.motion_id;
+    wide_motion = (
+      await mallory.client.act<{ motion_id: string }>('motion_propose', {
+        title: UNBROKEN_TITLE,
+        body: UNBROKEN_BODY,
+        changes: [{ op: 'amend_charter', article_id: 'D9', title: UNBROKEN_TITLE, text: UNBROKEN_BODY }],
+      })
+    ).result.motion_id;
     await mallory.client.act('bulletin_post', { title: UNBROKEN_TITLE, body: UNBROKEN_BODY });
     await mallory.client.act('aether_send', { body: UNBROKEN_BODY.slice(0, 1000), scope: 'auto', route: 'global' });
     const founder = await founderClient(society);
@@ -80,7 +96,7 @@ describe.skipIf(!chromiumPath)('member text in a real browser', () => {
     await society?.destroy();
   });
 
-  it('keeps a motion\'s author and status in order after a title with an unclosed U+202E', async () => {
+  it("keeps a motion's author and status in order after a title with an unclosed U+202E", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     for (const motion_id of [legacy_motion, closed_motion]) {
       await page.goto(`${society.url}/motions/${motion_id}`);
@@ -92,7 +108,7 @@ describe.skipIf(!chromiumPath)('member text in a real browser', () => {
     await page.close();
   });
 
-  it('keeps a bulletin post\'s author and time in order after a title with an unclosed U+202E', async () => {
+  it("keeps a bulletin post's author and time in order after a title with an unclosed U+202E", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${society.url}/society`);
     const { boxes, member_unicode_bidi } = await lineLayout(page, 'article p');
@@ -102,9 +118,19 @@ describe.skipIf(!chromiumPath)('member text in a real browser', () => {
     await page.close();
   });
 
-  it('wraps long unbroken member text at a phone\'s width: no page is wider than the screen', async () => {
+  it("wraps long unbroken member text at a phone's width: no page is wider than the screen", async () => {
     const page = await browser.newPage({ viewport: { width: PHONE_WIDTH_PX, height: 800 } });
-    for (const path of ['/motions', `/motions/${wide_motion}`, '/society', '/aether', '/charter', '/dispatches', '/reputation', '/ledger', `/agents/${mallory.id}`]) {
+    for (const path of [
+      '/motions',
+      `/motions/${wide_motion}`,
+      '/society',
+      '/aether',
+      '/charter',
+      '/dispatches',
+      '/reputation',
+      '/ledger',
+      `/agents/${mallory.id}`,
+    ]) {
       await page.goto(`${society.url}${path}`);
       const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
       expect(width, path).toBeLessThanOrEqual(PHONE_WIDTH_PX);
@@ -112,7 +138,7 @@ describe.skipIf(!chromiumPath)('member text in a real browser', () => {
     await page.close();
   });
 
-  it('never wraps a Dispatch line at a phone\'s width: no line on screen starts inside a member\'s quoted title', async () => {
+  it("never wraps a Dispatch line at a phone's width: no line on screen starts inside a member's quoted title", async () => {
     const page = await browser.newPage({ viewport: { width: PHONE_WIDTH_PX, height: 800 } });
     await page.goto(`${society.url}/dispatches`);
     const drawn = await page.evaluate(() => {

@@ -5,7 +5,12 @@ import { TesseraClient } from '../client/sdk.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { fetchNonce, rawSigned } from './helpers/signed.js';
 
-const act = (payload: Record<string, unknown>, name: string) => ({ act: name, challenge_id: null, puzzle_solution: null, payload });
+const act = (payload: Record<string, unknown>, name: string) => ({
+  act: name,
+  challenge_id: null,
+  puzzle_solution: null,
+  payload,
+});
 /** A durable act that needs neither membership nor Proof of Machine. */
 const backupKeyAct = async () => act({ backup_pubkey: (await generateKey()).public_key }, 'key_backup_register');
 
@@ -29,12 +34,21 @@ describe('the next nonce handed over on every signed answer', () => {
     const second = await rawSigned(society.url, { path: '/api/v1/act', body: await backupKeyAct(), key, nonce: next });
     expect([second.status, second.body.act]).toEqual([200, 'key_backup_register']);
     expect(second.headers.get(HEADER_NEXT_NONCE)).not.toBe(next);
-    const replayed = await rawSigned(society.url, { path: '/api/v1/act', body: await backupKeyAct(), key, nonce: next });
+    const replayed = await rawSigned(society.url, {
+      path: '/api/v1/act',
+      body: await backupKeyAct(),
+      key,
+      nonce: next,
+    });
     expect([replayed.status, replayed.body.error]).toEqual([401, 'NONCE_INVALID']);
   });
 
   it('hands one over on an act the engine refused too, since the spent nonce is gone', async () => {
-    const refused = await rawSigned(society.url, { path: '/api/v1/act', body: act({ motion_id: 'M-0404-abcd', choice: 'aye' }, 'vote_cast'), key });
+    const refused = await rawSigned(society.url, {
+      path: '/api/v1/act',
+      body: act({ motion_id: 'M-0404-abcd', choice: 'aye' }, 'vote_cast'),
+      key,
+    });
     expect([refused.status, refused.body.error]).toEqual([404, 'UNKNOWN_MOTION']);
     const next = refused.headers.get(HEADER_NEXT_NONCE)!;
     const used = await rawSigned(society.url, { path: '/api/v1/act', body: await backupKeyAct(), key, nonce: next });
@@ -42,14 +56,31 @@ describe('the next nonce handed over on every signed answer', () => {
   });
 
   it('hands none over when the signature or the nonce fails, and binds it to the signer', async () => {
-    const forged = await rawSigned(society.url, { path: '/api/v1/act', body: await backupKeyAct(), signed_body: '{}', key });
+    const forged = await rawSigned(society.url, {
+      path: '/api/v1/act',
+      body: await backupKeyAct(),
+      signed_body: '{}',
+      key,
+    });
     expect([forged.status, forged.headers.get(HEADER_NEXT_NONCE)]).toEqual([401, null]);
-    const stale = await rawSigned(society.url, { path: '/api/v1/act', body: await backupKeyAct(), key, nonce: 'n'.repeat(24) });
+    const stale = await rawSigned(society.url, {
+      path: '/api/v1/act',
+      body: await backupKeyAct(),
+      key,
+      nonce: 'n'.repeat(24),
+    });
     expect([stale.status, stale.headers.get(HEADER_NEXT_NONCE)]).toEqual([401, null]);
-    const mine = (await rawSigned(society.url, { path: '/api/v1/act', body: await backupKeyAct(), key })).headers.get(HEADER_NEXT_NONCE)!;
+    const mine = (await rawSigned(society.url, { path: '/api/v1/act', body: await backupKeyAct(), key })).headers.get(
+      HEADER_NEXT_NONCE,
+    )!;
     const other = await generateKey();
     await new TesseraClient(society.url, other).register('other');
-    const borrowed = await rawSigned(society.url, { path: '/api/v1/act', body: await backupKeyAct(), key: other, nonce: mine });
+    const borrowed = await rawSigned(society.url, {
+      path: '/api/v1/act',
+      body: await backupKeyAct(),
+      key: other,
+      nonce: mine,
+    });
     expect([borrowed.status, borrowed.body.error]).toEqual([401, 'NONCE_INVALID']);
   });
 
@@ -60,7 +91,8 @@ describe('the next nonce handed over on every signed answer', () => {
       return fetch(input, init);
     };
     const client = new TesseraClient(society.url, key, counting);
-    for (let i = 0; i < 5; i++) await client.act('key_backup_register', { backup_pubkey: (await generateKey()).public_key });
+    for (let i = 0; i < 5; i++)
+      await client.act('key_backup_register', { backup_pubkey: (await generateKey()).public_key });
     expect(nonce_requests).toHaveLength(1);
     // Nonces asked for in the agent's name, however many, leave the handed-over one valid.
     for (let i = 0; i < 16; i++) await fetchNonce(society.url, key.agent_id);

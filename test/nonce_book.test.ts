@@ -48,7 +48,8 @@ describe('the nonce book', () => {
     const book = new NonceBook({ clock: () => 0 });
     const nonce = book.issue(A).nonce;
     // Expiry (0-7), counter (8-15) and MAC (16-39): a change anywhere fails the MAC.
-    for (let index = 0; index < nonce.length; index++) expect(book.isValid(flipped(nonce, index), A), `index ${index}`).toBe(false);
+    for (let index = 0; index < nonce.length; index++)
+      expect(book.isValid(flipped(nonce, index), A), `index ${index}`).toBe(false);
     expect(book.isValid(nonce.slice(0, 39), A)).toBe(false);
     expect(book.isValid(`${nonce}A`, A)).toBe(false);
     expect(book.isValid(`${nonce.slice(0, 39)}+`, A)).toBe(false);
@@ -105,7 +106,8 @@ describe('the nonce book', () => {
     expect(book.isValid(latest, A)).toBe(true);
     book.spend(latest);
     expect(book.spent_count).toBe(3);
-    for (const nonce of [...early, unspent_in_that_second, ...later, latest]) expect(book.isValid(nonce, A)).toBe(false);
+    for (const nonce of [...early, unspent_in_that_second, ...later, latest])
+      expect(book.isValid(nonce, A)).toBe(false);
     expect(book.isValid(unspent_early, A)).toBe(true);
     expect(book.isValid(fresh, A)).toBe(true);
   });

@@ -20,19 +20,36 @@ function heapUsedAfterGc(): number {
 const MB = 1024 * 1024;
 
 /** `total` nonce requests spread over `clients` addresses (127.0.1.x), pipelined; the statuses they got, counted. */
-async function nonceFlood(url: string, total: number, clients: number, agentOf: (i: number) => string): Promise<Map<number, number>> {
+async function nonceFlood(
+  url: string,
+  total: number,
+  clients: number,
+  agentOf: (i: number) => string,
+): Promise<Map<number, number>> {
   const share = Math.ceil(total / clients);
   const counts = await Promise.all(
-    Array.from({ length: clients }, (_, client) => pipelinedGets(url, `127.0.1.${client + 1}`, (i) => `/api/v1/nonce?agent=${agentOf(client * share + i)}`, Math.min(share, total - client * share))),
+    Array.from({ length: clients }, (_, client) =>
+      pipelinedGets(
+        url,
+        `127.0.1.${client + 1}`,
+        (i) => `/api/v1/nonce?agent=${agentOf(client * share + i)}`,
+        Math.min(share, total - client * share),
+      ),
+    ),
   );
   const statuses = new Map<number, number>();
   for (const count of counts) for (const [status, n] of count) statuses.set(status, (statuses.get(status) ?? 0) + n);
   return statuses;
 }
 
-const backupKeyAct = async () => ({ act: 'key_backup_register', challenge_id: null, puzzle_solution: null, payload: { backup_pubkey: (await generateKey()).public_key } });
+const backupKeyAct = async () => ({
+  act: 'key_backup_register',
+  challenge_id: null,
+  puzzle_solution: null,
+  payload: { backup_pubkey: (await generateKey()).public_key },
+});
 
-describe('a nonce flood in the victim\'s name', () => {
+describe("a nonce flood in the victim's name", () => {
   let society: TestSociety;
   let victim_key: AgentKey;
 
@@ -44,7 +61,9 @@ describe('a nonce flood in the victim\'s name', () => {
   });
   afterAll(async () => society.destroy());
 
-  it('locks nobody out and holds no memory for what it asked: 200,000 requests while the victim keeps acting', { timeout: 180_000 }, async () => {
+  it('locks nobody out and holds no memory for what it asked: 200,000 requests while the victim keeps acting', {
+    timeout: 180_000,
+  }, async () => {
     const victim = new LoopbackClient(society.url, '127.0.0.2');
     // Fetched before the flood and held through it: the flood must not push it out.
     const held = await victim.nonce(victim_key.agent_id);
@@ -76,7 +95,9 @@ describe('a nonce flood in the victim\'s name', () => {
     const heap_after = heapUsedAfterGc();
     victim.close();
 
-    console.log(`nonce flood: ${JSON.stringify(Object.fromEntries(statuses))}, victim acts ${outcomes.length}, heap ${(heap_before / MB).toFixed(1)} -> ${(heap_after / MB).toFixed(1)} MB`);
+    console.log(
+      `nonce flood: ${JSON.stringify(Object.fromEntries(statuses))}, victim acts ${outcomes.length}, heap ${(heap_before / MB).toFixed(1)} -> ${(heap_after / MB).toFixed(1)} MB`,
+    );
     expect([...statuses.values()].reduce((sum, count) => sum + count, 0)).toBe(200_000);
     // Each flooding address got its burst of nonces in the victim's name, the rest were refused.
     expect(statuses.get(200)).toBeGreaterThanOrEqual(8 * 100);
@@ -93,7 +114,9 @@ describe('a nonce flood for made-up ids, unlimited', () => {
   let society: TestSociety;
 
   beforeAll(async () => {
-    society = await startTestSociety({ config: { nonce_limits: { nonces_per_second: 1_000_000, burst_nonces: 1_000_000 } } });
+    society = await startTestSociety({
+      config: { nonce_limits: { nonces_per_second: 1_000_000, burst_nonces: 1_000_000 } },
+    });
   });
   afterAll(async () => society.destroy());
 
@@ -101,9 +124,16 @@ describe('a nonce flood for made-up ids, unlimited', () => {
     // Warm the route so that what is measured is the flood, not first-use allocations.
     await nonceFlood(society.url, 2_000, 2, (i) => `ag_${i.toString(16).padStart(16, '0')}`);
     const heap_before = heapUsedAfterGc();
-    const statuses = await nonceFlood(society.url, 100_000, 4, (i) => `ag_${(i + 0x1000_0000).toString(16).padStart(16, '0')}`);
+    const statuses = await nonceFlood(
+      society.url,
+      100_000,
+      4,
+      (i) => `ag_${(i + 0x1000_0000).toString(16).padStart(16, '0')}`,
+    );
     const heap_after = heapUsedAfterGc();
-    console.log(`random-id flood: ${JSON.stringify(Object.fromEntries(statuses))}, heap ${(heap_before / MB).toFixed(1)} -> ${(heap_after / MB).toFixed(1)} MB`);
+    console.log(
+      `random-id flood: ${JSON.stringify(Object.fromEntries(statuses))}, heap ${(heap_before / MB).toFixed(1)} -> ${(heap_after / MB).toFixed(1)} MB`,
+    );
     expect(statuses.get(200)).toBe(100_000);
     // 100,000 outstanding nonces kept in memory would be well over this.
     expect(heap_after - heap_before).toBeLessThan(4 * MB);

@@ -52,23 +52,34 @@ describe('stateless nonces over HTTP', () => {
   it('refuses a nonce for another id, an expired one and a replayed one with NONCE_INVALID', async () => {
     const other = await generateKey();
     const theirs = await client.nonce(other.agent_id);
-    expect(refusal(await client.signed('/api/v1/keys/backup', await backupKeyBody(), key, theirs))).toEqual([401, 'NONCE_INVALID']);
+    expect(refusal(await client.signed('/api/v1/keys/backup', await backupKeyBody(), key, theirs))).toEqual([
+      401,
+      'NONCE_INVALID',
+    ]);
 
     const used = await client.nonce(key.agent_id);
     const first = await client.signed('/api/v1/keys/backup', await backupKeyBody(), key, used);
     expect(first.status).toBe(200);
-    expect(refusal(await client.signed('/api/v1/keys/backup', await backupKeyBody(), key, used))).toEqual([401, 'NONCE_INVALID']);
+    expect(refusal(await client.signed('/api/v1/keys/backup', await backupKeyBody(), key, used))).toEqual([
+      401,
+      'NONCE_INVALID',
+    ]);
 
     const handed_over = first.headers[HEADER_NEXT_NONCE] as string;
     society.advance(300_000);
-    expect(refusal(await client.signed('/api/v1/keys/backup', await backupKeyBody(), key, handed_over))).toEqual([401, 'NONCE_INVALID']);
+    expect(refusal(await client.signed('/api/v1/keys/backup', await backupKeyBody(), key, handed_over))).toEqual([
+      401,
+      'NONCE_INVALID',
+    ]);
   });
 
   it('lets only one of two concurrent requests with the same nonce through', async () => {
     society.advance(60_000);
     const nonce = await client.nonce(key.agent_id);
     const racers = [new LoopbackClient(society.url, '127.0.2.2'), new LoopbackClient(society.url, '127.0.2.3')];
-    const answers = await Promise.all(racers.map(async (racer) => racer.signed('/api/v1/keys/backup', await backupKeyBody(), key, nonce)));
+    const answers = await Promise.all(
+      racers.map(async (racer) => racer.signed('/api/v1/keys/backup', await backupKeyBody(), key, nonce)),
+    );
     for (const racer of racers) racer.close();
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
   });
@@ -85,7 +96,11 @@ describe('stateless nonces over HTTP', () => {
     // Another address is untouched, and the route recovers at the configured rate.
     expect((await client.send('GET', `/api/v1/nonce?agent=${key.agent_id}`)).status).toBe(200);
     society.advance(1_000);
-    const recovered = [await flooder.send('GET', `/api/v1/nonce?agent=${key.agent_id}`), await flooder.send('GET', `/api/v1/nonce?agent=${key.agent_id}`), await flooder.send('GET', `/api/v1/nonce?agent=${key.agent_id}`)];
+    const recovered = [
+      await flooder.send('GET', `/api/v1/nonce?agent=${key.agent_id}`),
+      await flooder.send('GET', `/api/v1/nonce?agent=${key.agent_id}`),
+      await flooder.send('GET', `/api/v1/nonce?agent=${key.agent_id}`),
+    ];
     expect(recovered.map((answer) => answer.status)).toEqual([200, 200, 429]);
     flooder.close();
   });

@@ -13,7 +13,17 @@ let url: string;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
-  society = await startTestSociety({ genesis: { world_seed: 'world-tests' }, config: { payments: { secret_key: 'sk_test_observer', webhook_secret: WEBHOOK_SECRET, api_base: fake.url, public_url: 'http://society.test' } } });
+  society = await startTestSociety({
+    genesis: { world_seed: 'world-tests' },
+    config: {
+      payments: {
+        secret_key: 'sk_test_observer',
+        webhook_secret: WEBHOOK_SECRET,
+        api_base: fake.url,
+        public_url: 'http://society.test',
+      },
+    },
+  });
   url = society.url;
 });
 afterAll(async () => {
@@ -27,13 +37,25 @@ class Visitor {
   cookies = new Map<string, string>();
 
   async get(path: string, init: RequestInit = {}) {
-    const response = await fetch(url + path, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    const response = await fetch(url + path, {
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
+    });
     for (const line of response.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const [name, value] = pair!.split('=');
       this.cookies.set(name!, value!);
     }
-    return { status: response.status, headers: response.headers, text: await response.text(), set_cookie: response.headers.getSetCookie() };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text: await response.text(),
+      set_cookie: response.headers.getSetCookie(),
+    };
   }
 
   get id(): string {
@@ -42,15 +64,33 @@ class Visitor {
 }
 
 async function deliver(object: Record<string, unknown>) {
-  const payload = JSON.stringify({ id: `evt_${Math.random().toString(16).slice(2)}`, object: 'event', type: 'checkout.session.completed', livemode: false, api_version: '2026-01-01', created: 1, data: { object } });
-  const response = await fetch(`${url}/api/v1/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) }, body: payload });
+  const payload = JSON.stringify({
+    id: `evt_${Math.random().toString(16).slice(2)}`,
+    object: 'event',
+    type: 'checkout.session.completed',
+    livemode: false,
+    api_version: '2026-01-01',
+    created: 1,
+    data: { object },
+  });
+  const response = await fetch(`${url}/api/v1/stripe/webhook`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'stripe-signature': signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
+    },
+    body: payload,
+  });
   expect(response.status).toBe(200);
 }
 
 describe('grant links', () => {
   it('lets the Founder issue a one-time link that takes its first holder off the display, recorded by hash only', async () => {
     const founder = await founderClient(society);
-    const granted = await founder.signed<{ url: string }>('POST', '/api/v1/grants', { kind: 'observer', note: 'for the press' });
+    const granted = await founder.signed<{ url: string }>('POST', '/api/v1/grants', {
+      kind: 'observer',
+      note: 'for the press',
+    });
     const token = granted.url.split('/').pop()!;
     expect(granted.url).toBe(`http://society.test/access/grant/${token}`);
     const visitor = new Visitor();
@@ -91,13 +131,25 @@ describe('the Unwatched Observer', () => {
     expect(checkout.status).toBe(303);
     expect(checkout.headers.get('location')).toContain('checkout.stripe.test');
     const sent = fake.requests.at(-1)!;
-    expect([sent.form.get('mode'), sent.form.get('metadata[observer_id]'), sent.form.get('client_reference_id')]).toEqual(['payment', visitor.id, visitor.id]);
+    expect([
+      sent.form.get('mode'),
+      sent.form.get('metadata[observer_id]'),
+      sent.form.get('client_reference_id'),
+    ]).toEqual(['payment', visitor.id, visitor.id]);
 
     const early = await visitor.get(`/treasury/observer/success?observer=${visitor.id}`);
     expect(early.text).toContain('nothing changed');
     expect(visitor.cookies.has('tessera_unwatched')).toBe(false);
 
-    await deliver({ id: 'cs_observer', object: 'checkout.session', mode: 'payment', amount_total: 300, client_reference_id: visitor.id, metadata: { observer_id: visitor.id }, payment_status: 'paid' });
+    await deliver({
+      id: 'cs_observer',
+      object: 'checkout.session',
+      mode: 'payment',
+      amount_total: 300,
+      client_reference_id: visitor.id,
+      metadata: { observer_id: visitor.id },
+      payment_status: 'paid',
+    });
     const done = await visitor.get(`/treasury/observer/success?observer=${visitor.id}`);
     expect(done.text).toContain('off the watchers display');
     expect(visitor.cookies.has('tessera_unwatched')).toBe(true);
@@ -110,12 +162,28 @@ describe('the Unwatched Observer', () => {
   it('answers every failed recovery the same way, a malformed body included, and never logs the session id', async () => {
     const visitor = new Visitor();
     await visitor.get('/treasury');
-    const session = (await (await fetch(`${url}/treasury/observer/checkout`, { method: 'POST', headers: { cookie: [...visitor.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })).json()) as { url: string };
+    const session = (await (
+      await fetch(`${url}/treasury/observer/checkout`, {
+        method: 'POST',
+        headers: { cookie: [...visitor.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      })
+    ).json()) as { url: string };
     const session_id = String(session.url).split('/').pop()!;
-    const attempts = ['{not json', '', '{}', '{"session_id": 42}', '{"session_id": "cs_unknown_1"}', JSON.stringify({ session_id })];
+    const attempts = [
+      '{not json',
+      '',
+      '{}',
+      '{"session_id": 42}',
+      '{"session_id": "cs_unknown_1"}',
+      JSON.stringify({ session_id }),
+    ];
     const answers = [];
     for (const body of attempts) {
-      const response = await fetch(`${url}/treasury/observer/recover`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const response = await fetch(`${url}/treasury/observer/recover`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       answers.push({ status: response.status, body: await response.text() });
     }
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
@@ -124,11 +192,27 @@ describe('the Unwatched Observer', () => {
 
     // Paid at the processor but not yet recorded by the webhook: still refused, the same way.
     fake.markPaid(session_id);
-    const unrecorded = await fetch(`${url}/treasury/observer/recover`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id }) });
+    const unrecorded = await fetch(`${url}/treasury/observer/recover`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id }),
+    });
     expect({ status: unrecorded.status, body: await unrecorded.text() }).toEqual(answers[0]);
 
-    await deliver({ id: session_id, object: 'checkout.session', mode: 'payment', amount_total: 300, client_reference_id: visitor.id, metadata: { observer_id: visitor.id }, payment_status: 'paid' });
-    const recovered = await fetch(`${url}/treasury/observer/recover`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id }) });
+    await deliver({
+      id: session_id,
+      object: 'checkout.session',
+      mode: 'payment',
+      amount_total: 300,
+      client_reference_id: visitor.id,
+      metadata: { observer_id: visitor.id },
+      payment_status: 'paid',
+    });
+    const recovered = await fetch(`${url}/treasury/observer/recover`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id }),
+    });
     expect(recovered.status).toBe(200);
     expect(await recovered.json()).toEqual({ recovered: true, observer_id: visitor.id });
     expect(recovered.headers.getSetCookie().some((c) => c.startsWith('tessera_unwatched='))).toBe(true);

@@ -133,7 +133,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('every $ref resolves, and every operation has its own id', () => {
-    const resolve = (ref: string) => ref.slice(2).split('/').reduce<any>((node, key) => node?.[key], document);
+    const resolve = (ref: string) =>
+      ref
+        .slice(2)
+        .split('/')
+        .reduce<any>((node, key) => node?.[key], document);
     const refs = new Set(refsIn(document));
     expect(refs.size).toBeGreaterThan(30);
     for (const ref of refs) {
@@ -165,7 +169,7 @@ describe('the OpenAPI document', () => {
     expect(unmountedOperations(document, without_tile)).toEqual(['GET /api/v1/world/tile/{x}/{y}']);
   });
 
-  it('holds every route of the specification\'s endpoint tables and page lists', () => {
+  it("holds every route of the specification's endpoint tables and page lists", () => {
     const fixture = new URL('./fixtures/specification_endpoints.md', import.meta.url);
     const specified = specificationRoutes(readFileSync(fixture, 'utf8'));
     expect(specified.length).toBeGreaterThan(70);
@@ -320,7 +324,11 @@ describe('the OpenAPI document', () => {
       .filter((file) => file.endsWith('.ts') && file !== 'refusals.ts' && !file.startsWith('reads/'))
       .map((file) => ({ file, text: readFileSync(new URL(`../engine/${file}`, import.meta.url), 'utf8') }));
     const naming = (code: string) => engine_sources.filter(({ text }) => text.includes(`'${code}'`));
-    for (const code of ROUTE_ONLY_CODES) expect(naming(code).map(({ file }) => file), code).toEqual([]);
+    for (const code of ROUTE_ONLY_CODES)
+      expect(
+        naming(code).map(({ file }) => file),
+        code,
+      ).toEqual([]);
     for (const code of SYSTEM_ACT_CODES) {
       expect(naming(code).length, code).toBeGreaterThan(0);
       for (const { file, text } of naming(code)) expect(text, `${code} in ${file}`).toContain("signer: 'system'");
@@ -334,8 +342,14 @@ describe('the OpenAPI document', () => {
       const answer = await request(society.url, path);
       expect(answer.status, path).toBe(200);
       const schema = document.paths[path.split('?')[0]!]!.get!.responses['200'].content['application/json'].schema;
-      expect(Object.keys(answer.body).filter((name) => !(name in schema.properties)), path).toEqual([]);
-      expect((schema.required ?? []).filter((name: string) => !(name in answer.body)), path).toEqual([]);
+      expect(
+        Object.keys(answer.body).filter((name) => !(name in schema.properties)),
+        path,
+      ).toEqual([]);
+      expect(
+        (schema.required ?? []).filter((name: string) => !(name in answer.body)),
+        path,
+      ).toEqual([]);
     }
   });
 });

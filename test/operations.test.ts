@@ -20,7 +20,10 @@ beforeAll(async () => {
 afterAll(async () => society.destroy());
 afterEach(() => expect(society.bugs).toEqual([]));
 
-const lastEntry = async (event_type: string) => (await request(society.url, '/api/v1/ledger?limit=1000')).body.entries.filter((e: any) => e.event_type === event_type).at(-1);
+const lastEntry = async (event_type: string) =>
+  (await request(society.url, '/api/v1/ledger?limit=1000')).body.entries
+    .filter((e: any) => e.event_type === event_type)
+    .at(-1);
 
 describe('backups and restore drills', () => {
   it('takes a backup while running and passes a restore drill, both on the ledger', async () => {
@@ -36,7 +39,9 @@ describe('backups and restore drills', () => {
   it('fails a drill, naming the first divergent seq, when the log was tampered with', async () => {
     await founder.signed('POST', '/operator/backup', undefined);
     const victim = await join(society, 'victim');
-    const seq = (await request(society.url, '/api/v1/ledger?limit=1000')).body.entries.find((e: any) => e.event_type === 'agent_registered' && e.actor === victim.id).seq;
+    const seq = (await request(society.url, '/api/v1/ledger?limit=1000')).body.entries.find(
+      (e: any) => e.event_type === 'agent_registered' && e.actor === victim.id,
+    ).seq;
     // Tamper with the live log after the backup: the registration now names another handle.
     const log = society.store.root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
     for (const { key, value } of log.getRange({ start: 1 })) {
@@ -63,7 +68,9 @@ describe('metrics', () => {
     expect(text).toMatch(/tessera_queue_depth \d+/);
     expect(text).toContain('tessera_tick_commit_seconds_bucket');
     expect(text).toMatch(/tessera_acts_total\{act="register",outcome="ok"\} \d+/);
-    expect(text).toMatch(/tessera_http_request_seconds_count\{route="\/api\/v1\/status",method="GET",status="200"\} \d+/);
+    expect(text).toMatch(
+      /tessera_http_request_seconds_count\{route="\/api\/v1\/status",method="GET",status="200"\} \d+/,
+    );
   });
 });
 

@@ -27,13 +27,17 @@ describe('tessera-operator, run by an operator whose server or key is not where 
     const url = `http://127.0.0.1:${await closedPort()}`;
     const ran = await runOperator(['backup', '--url', url, '--key', key_file]);
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(`tessera-operator: cannot reach the server at ${url} (ECONNREFUSED): is it running? Give its address with --url or TESSERA_URL`);
+    expect(ran.stderr).toContain(
+      `tessera-operator: cannot reach the server at ${url} (ECONNREFUSED): is it running? Give its address with --url or TESSERA_URL`,
+    );
   });
 
   it('looks for the Founder key in DATA_DIR, and names the file it could not read', async () => {
     const data_dir = join(dir, 'elsewhere');
     const ran = await runOperator(['restore-drill', '--url', 'http://127.0.0.1:9'], { DATA_DIR: data_dir });
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(`tessera-operator: cannot read the Founder key file ${join(data_dir, 'founder.key.json')} (ENOENT); give it with --key FILE`);
+    expect(ran.stderr).toContain(
+      `tessera-operator: cannot read the Founder key file ${join(data_dir, 'founder.key.json')} (ENOENT); give it with --key FILE`,
+    );
   });
 });

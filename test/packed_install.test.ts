@@ -126,7 +126,7 @@ describe('the packed package, installed into an empty folder outside the clone',
     expect(statSync(key_file).mode & 0o777).toBe(0o600);
   });
 
-  it('serves the descriptor\'s tools over stdio to the official MCP SDK client: registers, reads, acts', async () => {
+  it("serves the descriptor's tools over stdio to the official MCP SDK client: registers, reads, acts", async () => {
     const descriptor = (await request(society.url, '/.well-known/mcp.json')).body;
     const listed = (await bridge.listTools()).tools.map((tool) => tool.name);
     expect(listed.sort()).toEqual(descriptor.tools.map((tool: { name: string }) => tool.name).sort());

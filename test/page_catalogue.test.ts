@@ -124,7 +124,7 @@ describe('the page catalogue', () => {
     expect((await request(url, `/agents/${wren.id}.md`)).status).toBe(404);
   });
 
-  it('puts exactly the catalogue\'s nav entries, in its order, on every page', async () => {
+  it("puts exactly the catalogue's nav entries, in its order, on every page", async () => {
     const expected = PAGE_CATALOGUE.filter((page) => page.nav).map((page) => [page.path, page.nav]);
     const labels = expected.map(([, label]) => label);
     expect(labels).toEqual(expect.arrayContaining(['Home', 'Motions', 'Ledger', 'For agents']));
@@ -134,7 +134,7 @@ describe('the page catalogue', () => {
     for (const [href] of expected) expect((await request(url, href!)).status, href).toBe(200);
   });
 
-  it('lists exactly the catalogue\'s pages in sitemap.xml, with every motion and agent, and each answers', async () => {
+  it("lists exactly the catalogue's pages in sitemap.xml, with every motion and agent, and each answers", async () => {
     const listed = PAGE_CATALOGUE.filter((page) => page.listed);
     const state = society.engine.state;
     const expected = [
@@ -152,7 +152,7 @@ describe('the page catalogue', () => {
     for (const path of paths) expect((await request(url, path)).status, path).toBe(200);
   });
 
-  it('lists exactly the catalogue\'s pages in llms.txt, each by its Markdown twin when it has one', async () => {
+  it("lists exactly the catalogue's pages in llms.txt, each by its Markdown twin when it has one", async () => {
     const text = (await request(url, '/llms.txt')).body as string;
     const section = text.slice(text.indexOf('## Reading the society'));
     const link_lines = section.matchAll(/^- \[([^\]]+)\]\(http:\/\/society\.test([^)]*)\)$/gm);

@@ -15,15 +15,47 @@ beforeAll(async () => {
   society = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
   url = society.url;
   member = await join(society, 'mallory');
-  motion_id = (await member.client.act<any>('motion_propose', { title: HOSTILE, body: HOSTILE, changes: [{ op: 'enable_module', module_id: 'library', description: HOSTILE }] })).result.motion_id;
+  motion_id = (
+    await member.client.act<any>('motion_propose', {
+      title: HOSTILE,
+      body: HOSTILE,
+      changes: [{ op: 'enable_module', module_id: 'library', description: HOSTILE }],
+    })
+  ).result.motion_id;
   await member.client.act('bulletin_post', { title: HOSTILE, body: HOSTILE });
   await member.client.act('aether_send', { body: HOSTILE, scope: 'auto', route: 'global' });
 });
 afterAll(async () => society.destroy());
 afterEach(() => expect(society.bugs).toEqual([]));
 
-const PAGES = ['/', '/society', '/charter', '/prohibitions', '/for-agents', '/motions', '/motions?status=draft', '/ledger', '/ledger/1', '/treasury', '/world', '/dispatches', '/aether', '/reputation', '/health-page'];
-const MARKDOWN = ['/society.md', '/motions.md', '/dispatches.md', '/world.md', '/reputation.md', '/aether.md', '/ledger.md', '/treasury.md', '/health-page.md'];
+const PAGES = [
+  '/',
+  '/society',
+  '/charter',
+  '/prohibitions',
+  '/for-agents',
+  '/motions',
+  '/motions?status=draft',
+  '/ledger',
+  '/ledger/1',
+  '/treasury',
+  '/world',
+  '/dispatches',
+  '/aether',
+  '/reputation',
+  '/health-page',
+];
+const MARKDOWN = [
+  '/society.md',
+  '/motions.md',
+  '/dispatches.md',
+  '/world.md',
+  '/reputation.md',
+  '/aether.md',
+  '/ledger.md',
+  '/treasury.md',
+  '/health-page.md',
+];
 
 describe('human pages', () => {
   it('answers every page 200, the notice first, with a charset and a CSP forbidding inline script', async () => {
@@ -32,7 +64,9 @@ describe('human pages', () => {
       expect(page.status, path).toBe(200);
       expect(page.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
       expect(page.headers.get('content-security-policy'), path).toContain("script-src 'self'");
-      expect(page.body.indexOf('Notice: everything in this society is public'), path).toBeLessThan(page.body.indexOf('<h1>'));
+      expect(page.body.indexOf('Notice: everything in this society is public'), path).toBeLessThan(
+        page.body.indexOf('<h1>'),
+      );
       expect(page.body, path).toContain('ledger entries');
       expect(page.body, path).not.toContain('<form');
     }
@@ -48,9 +82,17 @@ describe('human pages', () => {
   });
 
   it('answers an unknown motion, agent or module with a 404 page, and a retired module with its archive', async () => {
-    for (const path of ['/motions/M-9999-abcd', '/agents/ag_0000000000000000', '/modules/nothing']) expect((await request(url, path)).status, path).toBe(404);
+    for (const path of ['/motions/M-9999-abcd', '/agents/ag_0000000000000000', '/modules/nothing'])
+      expect((await request(url, path)).status, path).toBe(404);
     const state = society.engine.state.governance;
-    state.modules.old = { module_id: 'old', description: 'an old module', status: 'retired', enabled_at_ms: 0, retired_at_ms: 1000, by_motion: null };
+    state.modules.old = {
+      module_id: 'old',
+      description: 'an old module',
+      status: 'retired',
+      enabled_at_ms: 0,
+      retired_at_ms: 1000,
+      by_motion: null,
+    };
     const archive = await request(url, '/modules/old');
     expect([archive.status, archive.body.includes('Archive')]).toEqual([200, true]);
     delete state.modules.old;
@@ -88,11 +130,16 @@ describe('machine files', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(Object.keys(document['paths']['/api/v1/act'].post['x-acts'])).toContain('world_move');
-    expect(Object.keys(document['paths']['/api/v1/act'].post.responses['200'].headers)).toEqual(['X-Next-Nonce', 'X-Next-Nonce-Expires-At']);
+    expect(Object.keys(document['paths']['/api/v1/act'].post.responses['200'].headers)).toEqual([
+      'X-Next-Nonce',
+      'X-Next-Nonce-Expires-At',
+    ]);
     expect(document['paths']['/api/v1/status'].get.responses['200'].headers).toBeUndefined();
     expect((await request(url, '/.well-known/agent-rules.json')).body.signing.next_nonce).toContain('X-Next-Nonce');
     const mcp = (await request(url, '/.well-known/mcp.json')).body;
-    expect(mcp.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['world_move', 'vote_cast', 'aether_send']));
+    expect(mcp.tools.map((t: { name: string }) => t.name)).toEqual(
+      expect.arrayContaining(['world_move', 'vote_cast', 'aether_send']),
+    );
   });
 
   it('marks immutable reads for caching: superseded charters and full ledger pages', async () => {
@@ -104,14 +151,21 @@ describe('machine files', () => {
 describe('the read rate limiter', () => {
   let limited: TestSociety;
   beforeAll(async () => {
-    limited = await startTestSociety({ genesis: { world_seed: 'world-tests' }, config: { read_limits: { reads_per_second: 1, burst_reads: 3 } } });
+    limited = await startTestSociety({
+      genesis: { world_seed: 'world-tests' },
+      config: { read_limits: { reads_per_second: 1, burst_reads: 3 } },
+    });
   });
   afterAll(async () => limited.destroy());
 
   it('answers 429 with Retry-After past the burst, refills with time, and never limits /healthz', async () => {
     for (let i = 0; i < 3; i++) expect((await request(limited.url, '/api/v1/status')).status).toBe(200);
     const refused = await request(limited.url, '/api/v1/status');
-    expect([refused.status, refused.body.error, refused.headers.get('retry-after')]).toEqual([429, 'RATE_LIMITED', '1']);
+    expect([refused.status, refused.body.error, refused.headers.get('retry-after')]).toEqual([
+      429,
+      'RATE_LIMITED',
+      '1',
+    ]);
     expect((await request(limited.url, '/healthz')).status).toBe(200);
     limited.advance(1000);
     expect((await request(limited.url, '/api/v1/status')).status).toBe(200);

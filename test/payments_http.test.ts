@@ -6,7 +6,6 @@ import { startFakeStripe, type FakeStripe } from './helpers/fake_stripe.js';
 import { WEBHOOK_SECRET, malformedEvents, sendSignedWebhook } from './helpers/webhooks.js';
 import { join, refusal, type Member } from './helpers/world.js';
 
-
 let fake: FakeStripe;
 let society: TestSociety;
 let url: string;
@@ -14,7 +13,13 @@ const data_dir = tempDir();
 let event_counter = 0;
 
 async function startPaid(secret_key: string): Promise<TestSociety> {
-  return startTestSociety({ data_dir, genesis: { world_seed: 'world-tests' }, config: { payments: { secret_key, webhook_secret: WEBHOOK_SECRET, api_base: fake.url, public_url: 'http://society.test' } } });
+  return startTestSociety({
+    data_dir,
+    genesis: { world_seed: 'world-tests' },
+    config: {
+      payments: { secret_key, webhook_secret: WEBHOOK_SECRET, api_base: fake.url, public_url: 'http://society.test' },
+    },
+  });
 }
 
 beforeAll(async () => {
@@ -29,12 +34,35 @@ afterAll(async () => {
 afterEach(() => expect(society.bugs.filter((bug) => !bug.includes('payment processor call failed'))).toEqual([]));
 
 /** Sends a processor event to the webhook, signed with the real library. */
-async function deliver(type: string, object: Record<string, unknown>, options: { livemode?: boolean; id?: string; timestamp?: number; secret?: string } = {}) {
-  const payload = JSON.stringify({ id: options.id ?? `evt_test_${++event_counter}`, object: 'event', type, livemode: options.livemode ?? false, api_version: '2026-01-01', created: 1, data: { object } });
+async function deliver(
+  type: string,
+  object: Record<string, unknown>,
+  options: { livemode?: boolean; id?: string; timestamp?: number; secret?: string } = {},
+) {
+  const payload = JSON.stringify({
+    id: options.id ?? `evt_test_${++event_counter}`,
+    object: 'event',
+    type,
+    livemode: options.livemode ?? false,
+    api_version: '2026-01-01',
+    created: 1,
+    data: { object },
+  });
   return sendSignedWebhook(url, payload, options);
 }
 
-const paid = (member: Member, customer = `cus_${member.id}`) => deliver('checkout.session.completed', { id: `cs_${member.id}`, object: 'checkout.session', mode: 'subscription', customer, subscription: `sub_${member.id}`, amount_total: 100, client_reference_id: member.id, metadata: { agent_id: member.id }, payment_status: 'paid' });
+const paid = (member: Member, customer = `cus_${member.id}`) =>
+  deliver('checkout.session.completed', {
+    id: `cs_${member.id}`,
+    object: 'checkout.session',
+    mode: 'subscription',
+    customer,
+    subscription: `sub_${member.id}`,
+    amount_total: 100,
+    client_reference_id: member.id,
+    metadata: { agent_id: member.id },
+    payment_status: 'paid',
+  });
 const status = (member: Member) => member.client.signed<any>('GET', '/api/v1/membership/status', undefined);
 const checkout = (member: Member) => member.client.signed<any>('POST', '/api/v1/membership/checkout', undefined);
 
@@ -45,25 +73,55 @@ describe('membership through the processor', () => {
     const gated = await refusal(member.client.act('world_look', { radius: 2 }));
     expect([gated.status, gated.code]).toEqual([402, 'MEMBERSHIP_REQUIRED']);
     const session = (await checkout(member)).session;
-    expect(session).toMatchObject({ id: expect.stringMatching(/^cs_test_/), url: expect.stringContaining('checkout'), amount_cents: 100 });
+    expect(session).toMatchObject({
+      id: expect.stringMatching(/^cs_test_/),
+      url: expect.stringContaining('checkout'),
+      amount_cents: 100,
+    });
     const sent = fake.requests.at(-1)!;
-    expect([sent.path, sent.form.get('mode'), sent.form.get('client_reference_id'), sent.form.get('metadata[agent_id]'), sent.form.get('line_items[0][price_data][unit_amount]'), sent.form.get('line_items[0][price_data][recurring][interval]')]).toEqual(['/v1/checkout/sessions', 'subscription', member.id, member.id, '100', 'month']);
+    expect([
+      sent.path,
+      sent.form.get('mode'),
+      sent.form.get('client_reference_id'),
+      sent.form.get('metadata[agent_id]'),
+      sent.form.get('line_items[0][price_data][unit_amount]'),
+      sent.form.get('line_items[0][price_data][recurring][interval]'),
+    ]).toEqual(['/v1/checkout/sessions', 'subscription', member.id, member.id, '100', 'month']);
     expect((await status(member)).status).toBe('unpaid');
   });
 
   it('activates on a verified webhook, once per event, recording the amount and no card data', async () => {
     const member = await join(society, 'payer');
     const event_id = 'evt_test_once';
-    const object = { id: 'cs_x', object: 'checkout.session', customer: 'cus_payer', subscription: 'sub_payer', amount_total: 100, client_reference_id: member.id, metadata: { agent_id: member.id }, payment_status: 'paid', customer_details: { email: 'payer@example.org' }, payment_method_details: { card: { last4: '4242' } } };
+    const object = {
+      id: 'cs_x',
+      object: 'checkout.session',
+      customer: 'cus_payer',
+      subscription: 'sub_payer',
+      amount_total: 100,
+      client_reference_id: member.id,
+      metadata: { agent_id: member.id },
+      payment_status: 'paid',
+      customer_details: { email: 'payer@example.org' },
+      payment_method_details: { card: { last4: '4242' } },
+    };
     const first = await deliver('checkout.session.completed', object, { id: event_id });
     expect(first.body).toMatchObject({ received: true, fulfilled: true });
     const head = society.store.ledgerHead().seq;
     const again = await deliver('checkout.session.completed', object, { id: event_id });
     expect(again.body).toMatchObject({ received: true, fulfilled: false, duplicate: true });
     expect(society.store.ledgerHead().seq).toBe(head);
-    expect(await status(member)).toMatchObject({ status: 'active', payment_mode: 'test', payment_mode_current: true, billing_account: true });
+    expect(await status(member)).toMatchObject({
+      status: 'active',
+      payment_mode: 'test',
+      payment_mode_current: true,
+      billing_account: true,
+    });
     const entry = (await request(url, `/api/v1/ledger?from=${head}&limit=1`)).body.entries[0];
-    expect(entry).toMatchObject({ event_type: 'payment_recorded', data: { agent_id: member.id, amount_cents: 100, event_id, status: 'active' } });
+    expect(entry).toMatchObject({
+      event_type: 'payment_recorded',
+      data: { agent_id: member.id, amount_cents: 100, event_id, status: 'active' },
+    });
     expect(JSON.stringify(entry)).not.toMatch(/4242|payer@example/);
     await member.client.act('world_look', { radius: 2 });
     const twice = await refusal(checkout(member));
@@ -73,11 +131,23 @@ describe('membership through the processor', () => {
 
   it('refuses a forged or stale signature with 400 before reading the event', async () => {
     const member = await join(society, 'forged');
-    const forged = await deliver('checkout.session.completed', { customer: 'cus_f', client_reference_id: member.id, metadata: { agent_id: member.id }, amount_total: 100 }, { secret: 'whsec_not_the_secret' });
+    const forged = await deliver(
+      'checkout.session.completed',
+      { customer: 'cus_f', client_reference_id: member.id, metadata: { agent_id: member.id }, amount_total: 100 },
+      { secret: 'whsec_not_the_secret' },
+    );
     expect([forged.status, forged.body.error]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
-    const stale = await deliver('checkout.session.completed', { customer: 'cus_f', client_reference_id: member.id, metadata: { agent_id: member.id }, amount_total: 100 }, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
+    const stale = await deliver(
+      'checkout.session.completed',
+      { customer: 'cus_f', client_reference_id: member.id, metadata: { agent_id: member.id }, amount_total: 100 },
+      { timestamp: Math.floor(Date.now() / 1000) - 3600 },
+    );
     expect([stale.status, stale.body.error]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
-    const unsigned = await request(url, '/api/v1/stripe/webhook', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+    const unsigned = await request(url, '/api/v1/stripe/webhook', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{not json',
+    });
     expect(unsigned.status).toBe(400);
     expect((await status(member)).status).toBe('unpaid');
   });
@@ -100,7 +170,11 @@ describe('membership through the processor', () => {
 
   it('acknowledges a well-formed event of a type it does not act on, once, with no effect on membership', async () => {
     const member = await join(society, 'unknowntype');
-    const first = await deliver('charge.dispute.created', { object: 'dispute', customer: `cus_${member.id}`, metadata: { agent_id: member.id } }, { id: 'evt_test_unknown_type' });
+    const first = await deliver(
+      'charge.dispute.created',
+      { object: 'dispute', customer: `cus_${member.id}`, metadata: { agent_id: member.id } },
+      { id: 'evt_test_unknown_type' },
+    );
     expect([first.status, first.body]).toMatchObject([200, { received: true }]);
     const again = await deliver('charge.dispute.created', { object: 'dispute' }, { id: 'evt_test_unknown_type' });
     expect(again.body).toMatchObject({ received: true, duplicate: true });
@@ -109,7 +183,11 @@ describe('membership through the processor', () => {
 
   it('refuses a compressed webhook body with 415 before checking its signature', async () => {
     const head = society.store.ledgerHead().seq;
-    const answer = await sendSignedWebhook(url, JSON.stringify({ id: 'evt_test_gzip', type: 'invoice.paid', livemode: false, data: { object: {} } }), { headers: { 'content-encoding': 'gzip' } });
+    const answer = await sendSignedWebhook(
+      url,
+      JSON.stringify({ id: 'evt_test_gzip', type: 'invoice.paid', livemode: false, data: { object: {} } }),
+      { headers: { 'content-encoding': 'gzip' } },
+    );
     expect([answer.status, answer.body.error]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     expect(society.store.ledgerHead().seq).toBe(head);
   });
@@ -122,14 +200,24 @@ describe('membership through the processor', () => {
     expect((await status(member)).status).toBe('unpaid');
     await deliver('invoice.paid', { object: 'invoice', customer: 'cus_sub', amount_paid: 100 });
     expect((await status(member)).status).toBe('active');
-    await deliver('customer.subscription.deleted', { object: 'subscription', id: 'sub_x', customer: 'cus_sub', status: 'canceled', metadata: { agent_id: member.id } });
+    await deliver('customer.subscription.deleted', {
+      object: 'subscription',
+      id: 'sub_x',
+      customer: 'cus_sub',
+      status: 'canceled',
+      metadata: { agent_id: member.id },
+    });
     expect((await status(member)).status).toBe('unpaid');
     expect((await checkout(member)).session.amount_cents).toBe(100);
   });
 
   it('ignores an event from the other mode, refuses the portal without a billing account, and answers 502 when the processor fails', async () => {
     const member = await join(society, 'mismatch');
-    const live = await deliver('checkout.session.completed', { customer: 'cus_live', client_reference_id: member.id, metadata: { agent_id: member.id }, amount_total: 100 }, { livemode: true });
+    const live = await deliver(
+      'checkout.session.completed',
+      { customer: 'cus_live', client_reference_id: member.id, metadata: { agent_id: member.id }, amount_total: 100 },
+      { livemode: true },
+    );
     expect(live.body).toMatchObject({ received: true, fulfilled: false });
     expect((await status(member)).status).toBe('unpaid');
     const portal = await refusal(member.client.signed('POST', '/api/v1/membership/portal', undefined));
@@ -148,7 +236,12 @@ describe('membership through the processor', () => {
     society = await startPaid('sk_live_tessera');
     url = society.url;
     member.client = new TesseraClient(url, member.key);
-    expect(await status(member)).toMatchObject({ payments: 'live', status: 'unpaid', payment_mode: 'test', payment_mode_current: false });
+    expect(await status(member)).toMatchObject({
+      payments: 'live',
+      status: 'unpaid',
+      payment_mode: 'test',
+      payment_mode_current: false,
+    });
     expect((await checkout(member)).session.amount_cents).toBe(100);
   });
 });
@@ -162,7 +255,11 @@ describe('payments off', () => {
 
   it('makes every registered agent an active member and answers checkout with 409 PAYMENTS_OFF', async () => {
     const member = await join(off, 'free');
-    expect(await member.client.signed<any>('GET', '/api/v1/membership/status', undefined)).toMatchObject({ status: 'active', payments: 'off', payment_mode_current: true });
+    expect(await member.client.signed<any>('GET', '/api/v1/membership/status', undefined)).toMatchObject({
+      status: 'active',
+      payments: 'off',
+      payment_mode_current: true,
+    });
     const error = await refusal(member.client.signed('POST', '/api/v1/membership/checkout', undefined));
     expect([error.status, error.code]).toEqual([409, 'PAYMENTS_OFF']);
   });

@@ -44,8 +44,17 @@ describe('the bounded engine queue', () => {
     const founder = await generateKey();
     const genesis = { founder_pubkey: founder.public_key, world_seed: 'queue' };
     const clock = () => Date.parse('2026-11-21T10:00:00Z');
-    const engine = await Engine.open(store, genesis, { clock, queue_depth_max, on_fatal: (error) => { throw error; } });
-    cleanup.push(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+    const engine = await Engine.open(store, genesis, {
+      clock,
+      queue_depth_max,
+      on_fatal: (error) => {
+        throw error;
+      },
+    });
+    cleanup.push(async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
     return { store, engine };
   }
 

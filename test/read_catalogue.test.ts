@@ -126,7 +126,10 @@ describe('the read catalogue', () => {
       expect([path, answer.status, (answer.body as any).detail]).toEqual([path, 422, [item]]);
     }
     const both = await request(url, '/api/v1/ledger?from=0&limit=x');
-    expect((both.body as any).detail.map((item: any) => item.loc)).toEqual([['query', 'limit'], ['query', 'from']]);
+    expect((both.body as any).detail.map((item: any) => item.loc)).toEqual([
+      ['query', 'limit'],
+      ['query', 'from'],
+    ]);
   });
 
   it('answers each read tool at /mcp as its route answers, refusals included, whatever the arguments', async () => {
@@ -146,8 +149,8 @@ describe('the read catalogue', () => {
   });
 });
 
-describe('the service\'s MCP endpoint', () => {
-  it('lists exactly the catalogue\'s read tools, titled in agent-rules.json, refusing as the routes do', async () => {
+describe("the service's MCP endpoint", () => {
+  it("lists exactly the catalogue's read tools, titled in agent-rules.json, refusing as the routes do", async () => {
     type Rules = { read_tools: { name: string; title: string }[] };
     const rules = (await request(url, '/.well-known/agent-rules.json')).body as Rules;
     const titled = READ_TOOLS.map((read) => [read.name, read.title]);
@@ -162,7 +165,13 @@ describe('the service\'s MCP endpoint', () => {
     expect((unknown.body as { error: string }).error).toBe('UNKNOWN_MOTION');
     const invalid = await callTool('dispatch_list', { limit: 0, extra: 1 });
     const locs = (invalid.body as { detail: { loc: unknown[] }[] }).detail.map((item) => item.loc);
-    expect([invalid.status, locs]).toEqual([422, [['arguments', 'limit'], ['arguments', 'extra']]]);
+    expect([invalid.status, locs]).toEqual([
+      422,
+      [
+        ['arguments', 'limit'],
+        ['arguments', 'extra'],
+      ],
+    ]);
     const older = await callTool('charter_version_read', { version: 1 });
     expect([older.status, (older.body as { version: number }).version]).toEqual([200, 1]);
   });

@@ -66,7 +66,10 @@ describe('recovering a store whose ledger was edited', () => {
     const { store_dir, victim_seq } = storeCopy();
     tamperLedger(store_dir, victim_seq, rename, 'rehash');
     const error = await recoveryError(store_dir);
-    expect([error.seq, error.reason]).toEqual([victim_seq + 1, `prev_hash does not link to the hash of entry ${victim_seq} (entry ${victim_seq} or this one was rewritten)`]);
+    expect([error.seq, error.reason]).toEqual([
+      victim_seq + 1,
+      `prev_hash does not link to the hash of entry ${victim_seq} (entry ${victim_seq} or this one was rewritten)`,
+    ]);
   });
 
   it('refuses a chain rewritten up to the snapshot, and a full replay names the edited entry', async () => {
@@ -75,29 +78,42 @@ describe('recovering a store whose ledger was edited', () => {
     const error = await recoveryError(store_dir);
     expect(error.reason).toMatch(/differs from the head recorded by the snapshot of tick \d+/);
     const replayed = await recoveryError(store_dir, false);
-    expect([replayed.seq, replayed.reason]).toEqual([victim_seq, 'the stored entry differs from the one its logged act produces in data, hash (its stored hash was recomputed to match the edit)']);
+    expect([replayed.seq, replayed.reason]).toEqual([
+      victim_seq,
+      'the stored entry differs from the one its logged act produces in data, hash (its stored hash was recomputed to match the edit)',
+    ]);
   });
 
   it('names a deleted entry as missing', async () => {
     const { store_dir, victim_seq } = storeCopy();
     editLedger(store_dir, (ledger) => ledger.removeSync(victim_seq));
     const error = await recoveryError(store_dir);
-    expect([error.seq, error.reason]).toEqual([victim_seq, `missing from the store (the next stored entry is seq ${victim_seq + 1})`]);
+    expect([error.seq, error.reason]).toEqual([
+      victim_seq,
+      `missing from the store (the next stored entry is seq ${victim_seq + 1})`,
+    ]);
   });
 
   it('refuses an entry appended that no logged act produced', async () => {
     const { store_dir } = storeCopy();
     const head = original.head_seq;
-    editLedger(store_dir, (ledger) => ledger.putSync(head + 1, (ledger.get(head) as string).replace(`"seq":${head}`, `"seq":${head + 1}`)));
+    editLedger(store_dir, (ledger) =>
+      ledger.putSync(head + 1, (ledger.get(head) as string).replace(`"seq":${head}`, `"seq":${head + 1}`)),
+    );
     const error = await recoveryError(store_dir);
-    expect([error.seq, error.reason]).toEqual([head + 1, `the store holds entries up to seq ${head + 1} but the log (up to tick ${error.reason.match(/tick (\d+)/)![1]}) produces only ${head}`]);
+    expect([error.seq, error.reason]).toEqual([
+      head + 1,
+      `the store holds entries up to seq ${head + 1} but the log (up to tick ${error.reason.match(/tick (\d+)/)![1]}) produces only ${head}`,
+    ]);
   });
 
   it('names the seq where an edited log record stops replaying', async () => {
     const { store_dir, victim_seq } = storeCopy();
     const root = open({ path: store_dir, maxDbs: 8 });
     const log = root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
-    for (const { key, value } of Array.from(log.getRange())) if (value.includes('"handle":"alpha"')) log.putSync(key, value.replace('"act":"register"', '"act":"no_such_act"'));
+    for (const { key, value } of Array.from(log.getRange()))
+      if (value.includes('"handle":"alpha"'))
+        log.putSync(key, value.replace('"act":"register"', '"act":"no_such_act"'));
     await root.close();
     const error = await recoveryError(store_dir, false);
     expect(error.seq).toBe(victim_seq);
@@ -128,14 +144,18 @@ describe('recovering a store whose snapshot was edited', () => {
     const { store_dir } = storeCopy();
     const tick = editNewestSnapshot(store_dir, impostor);
     const error = await recoveryError(store_dir);
-    expect(error.reason).toMatch(new RegExp(`^the snapshot of tick ${tick} is not the state the log produces at that tick`));
+    expect(error.reason).toMatch(
+      new RegExp(`^the snapshot of tick ${tick} is not the state the log produces at that tick`),
+    );
   });
 
   it('a full replay refuses every stored snapshot the log does not produce', async () => {
     const { store_dir } = storeCopy();
     const tick = editNewestSnapshot(store_dir, impostor);
     const error = await recoveryError(store_dir, false);
-    expect(error.reason).toMatch(new RegExp(`^the snapshot of tick ${tick} is not the state the log produces at that tick`));
+    expect(error.reason).toMatch(
+      new RegExp(`^the snapshot of tick ${tick} is not the state the log produces at that tick`),
+    );
   });
 });
 
@@ -144,7 +164,9 @@ describe('opening a store without creating one', () => {
     const empty = tempDir();
     made.push(empty);
     expect(() => new LmdbStore(empty, { read_only: true })).toThrow(NoStoreError);
-    expect(() => new LmdbStore(join(empty, 'store'), { existing_only: true })).toThrow(`${join(empty, 'store')} holds no store (no data.mdb there)`);
+    expect(() => new LmdbStore(join(empty, 'store'), { existing_only: true })).toThrow(
+      `${join(empty, 'store')} holds no store (no data.mdb there)`,
+    );
     expect(folderState(empty)).toEqual({});
   });
 });

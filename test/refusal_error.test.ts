@@ -8,7 +8,11 @@ describe('refusals thrown as answers', () => {
     const invalid = new ValidationError([{ loc: ['body'], msg: 'bad', type: 'x' }]);
     expect(refusal.stack).not.toContain('    at ');
     expect(invalid.stack).not.toContain('    at ');
-    expect([refusal instanceof Error, refusal.refusal.code, invalid.detail[0]!.msg]).toEqual([true, 'NONCE_INVALID', 'bad']);
+    expect([refusal instanceof Error, refusal.refusal.code, invalid.detail[0]!.msg]).toEqual([
+      true,
+      'NONCE_INVALID',
+      'bad',
+    ]);
     expect(Error.stackTraceLimit).toBe(limit);
     expect(new Error('a fault').stack).toContain('    at ');
   });

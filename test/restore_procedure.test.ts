@@ -19,7 +19,8 @@ afterAll(async () => {
 });
 
 const env = { DATA_DIR: data_dir, BACKUP_EVERY_SECONDS: '0' };
-const replay = async () => JSON.parse((await run(process.execPath, ['dist/api/operator_cli.js', 'replay', data_dir])).stdout);
+const replay = async () =>
+  JSON.parse((await run(process.execPath, ['dist/api/operator_cli.js', 'replay', data_dir])).stdout);
 const sha256sum = async (path: string) => (await run('sha256sum', [path])).stdout.split(' ')[0];
 
 async function register(url: string, handle: string): Promise<string> {
@@ -36,7 +37,11 @@ describe('restoring from a backup, by the steps in the README', () => {
     const at_backup = await replay();
 
     server = await startChildServer(env);
-    const backup = await (await founderClient({ url: server.url, data_dir })).signed<any>('POST', '/operator/backup', undefined);
+    const backup = await (await founderClient({ url: server.url, data_dir })).signed<any>(
+      'POST',
+      '/operator/backup',
+      undefined,
+    );
     expect(backup.manifest).toMatchObject({ ledger_seq: at_backup.ledger_seq, ledger_hash: at_backup.ledger_head });
     const lost = await register(server.url, 'lost-after-backup');
     await server.kill('SIGTERM');
@@ -49,7 +54,14 @@ describe('restoring from a backup, by the steps in the README', () => {
     expect(statSync(join(folder, 'data.mdb')).size).toBe(manifest.data_bytes);
     expect(await sha256sum(join(folder, 'data.mdb'))).toBe(manifest.data_sha256);
     // The README's lines, as written there.
-    await run('sh', ['-c', 'B="$DATA_DIR/backups/$ID" && mv "$DATA_DIR/store" "$DATA_DIR/store.damaged-$(date +%s)" && mkdir "$DATA_DIR/store" && cp "$B/data.mdb" "$DATA_DIR/store/data.mdb"'], { env: { ...process.env, DATA_DIR: data_dir, ID: backup.backup_id } });
+    await run(
+      'sh',
+      [
+        '-c',
+        'B="$DATA_DIR/backups/$ID" && mv "$DATA_DIR/store" "$DATA_DIR/store.damaged-$(date +%s)" && mkdir "$DATA_DIR/store" && cp "$B/data.mdb" "$DATA_DIR/store/data.mdb"',
+      ],
+      { env: { ...process.env, DATA_DIR: data_dir, ID: backup.backup_id } },
+    );
     expect(await sha256sum(join(data_dir, 'store', 'data.mdb'))).toBe(manifest.data_sha256);
     expect(await replay()).toEqual(at_backup);
 
@@ -58,7 +70,9 @@ describe('restoring from a backup, by the steps in the README', () => {
     expect(status.ledger).toEqual({ seq: manifest.ledger_seq, hash: manifest.ledger_hash });
     expect((await verifyLedger(server.url)).ok).toBe(true);
     const entries = ((await (await fetch(`${server.url}/api/v1/ledger?limit=1000`)).json()) as any).entries;
-    const registered = entries.filter((entry: any) => entry.event_type === 'agent_registered').map((entry: any) => entry.actor);
+    const registered = entries
+      .filter((entry: any) => entry.event_type === 'agent_registered')
+      .map((entry: any) => entry.actor);
     expect(registered).toEqual(expect.arrayContaining(kept));
     expect(registered).not.toContain(lost);
     await register(server.url, 'after-restore');

@@ -16,8 +16,12 @@ describe('the routes', () => {
       ctx.request.body = { parsed: true };
       await next();
     });
-    routes.get('/things/:name', (ctx, next) => (ctx.params.name!.endsWith('.md') ? (ctx.body = `# ${ctx.params.name}`) : next()));
-    routes.get('/things/:name', (ctx, next) => (ctx.params.name === 'known' ? (ctx.body = { name: ctx.params.name }) : next()));
+    routes.get('/things/:name', (ctx, next) =>
+      ctx.params.name!.endsWith('.md') ? (ctx.body = `# ${ctx.params.name}`) : next(),
+    );
+    routes.get('/things/:name', (ctx, next) =>
+      ctx.params.name === 'known' ? (ctx.body = { name: ctx.params.name }) : next(),
+    );
     routes.post('/json', (ctx) => (ctx.body = { body: ctx.request.body }));
     routes.postRaw('/raw', (ctx) => (ctx.body = { body: ctx.request.body ?? null }));
     expect(() => routes.postRaw('/json', () => undefined)).toThrow('both with and without a parsed body');

@@ -127,7 +127,10 @@ describe.each(MEDIA)('the store contract, on $name', ({ open }) => {
   it('prunes only the nonce records whose every nonce has expired', async () => {
     const store = open();
     await store.commitTick({ entries: [], consumed_nonces: [{ nonce: 'old', expires_at_ms: 1000 }] });
-    const mixed = [{ nonce: 'old-too', expires_at_ms: 1500 }, { nonce: 'fresh', expires_at_ms: 5000 }];
+    const mixed = [
+      { nonce: 'old-too', expires_at_ms: 1500 },
+      { nonce: 'fresh', expires_at_ms: 5000 },
+    ];
     await store.commitTick({ entries: [], consumed_nonces: mixed });
     await store.commitTick({ entries: [], consumed_nonces: [{ nonce: 'new', expires_at_ms: 9000 }] });
     expect(store.pruneSpentNonces(2000)).toBe(1);

@@ -5,7 +5,14 @@ import { open } from 'lmdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChildServer } from './helpers/child_server.js';
 import { tempDir } from './helpers/society.js';
-import { firstEntrySeq, folderState, runOperator, startExpectingRefusal, stoppedSociety, tamperLedger } from './helpers/stores.js';
+import {
+  firstEntrySeq,
+  folderState,
+  runOperator,
+  startExpectingRefusal,
+  stoppedSociety,
+  tamperLedger,
+} from './helpers/stores.js';
 
 const made: string[] = [];
 afterAll(() => {
@@ -63,19 +70,25 @@ describe('a tampered ledger entry', () => {
     expect(start.stderr).toContain(`ledger entry seq ${victim_seq}: hash is not the SHA-256 of the entry's content`);
   });
 
-  it('is found by replay\'s proof check when the log and the ledger were rewritten together', async () => {
+  it("is found by replay's proof check when the log and the ledger were rewritten together", async () => {
     const { data_dir, store_dir, victim_seq } = society();
     // The attacker edits the logged act and every stored hash after it: the log regenerates the edited
     // ledger exactly, so only the member's signature over the original body can tell.
     const root = open({ path: store_dir, maxDbs: 8 });
     const log = root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
-    for (const { key, value } of Array.from(log.getRange())) if (value.includes('"handle":"alpha"')) log.putSync(key, value.replace('"handle":"alpha"', '"handle":"impostor"'));
+    for (const { key, value } of Array.from(log.getRange()))
+      if (value.includes('"handle":"alpha"'))
+        log.putSync(key, value.replace('"handle":"alpha"', '"handle":"impostor"'));
     await root.close();
     tamperLedger(store_dir, victim_seq, renameVictim, 'rechain');
 
     const replay = await runOperator(['replay', data_dir]);
     expect(replay.code).toBe(1);
-    expect(JSON.parse(replay.stdout)).toMatchObject({ ok: false, first_bad_seq: victim_seq, reason: 'data.handle differs from the signed body' });
+    expect(JSON.parse(replay.stdout)).toMatchObject({
+      ok: false,
+      first_bad_seq: victim_seq,
+      reason: 'data.handle differs from the signed body',
+    });
   });
 
   it('leaves an untouched store passing replay and start-up', async () => {
@@ -92,12 +105,23 @@ describe('a tampered ledger entry', () => {
 describe('a damaged store', () => {
   const damages: [string, (file: string) => void, RegExp][] = [
     ['zero-length', (file) => writeBytes(file, Buffer.alloc(0)), /data\.mdb is empty \(0 bytes\)/],
-    ['truncated to its first 8 KB', (file) => writeBytes(file, readBytes(file).subarray(0, 8192)), /data\.mdb is truncated: its header points at page \d+, but the file holds only 2 pages/],
+    [
+      'truncated to its first 8 KB',
+      (file) => writeBytes(file, readBytes(file).subarray(0, 8192)),
+      /data\.mdb is truncated: its header points at page \d+, but the file holds only 2 pages/,
+    ],
     ['garbage', (file) => writeBytes(file, randomBytesOf(256 * 1024)), /data\.mdb is not an LMDB store/],
     // Garbage pages behind intact headers kill the probe (SIGBUS, SIGSEGV), make LMDB refuse them (MDB_PAGE_NOTFOUND,
     // MDB_CORRUPTED), or, as the random bytes fall, leave an LMDB file whose Tessera databases or records do not read.
-    ['overwritten after its header pages', (file) => writeBytes(file, Buffer.concat([readBytes(file).subarray(0, 8192), randomBytesOf(readBytes(file).length - 8192)])),
-      /data\.mdb (is damaged: reading it killed the checking process \(SIG(BUS|SEGV)\)|cannot be read: )/],
+    [
+      'overwritten after its header pages',
+      (file) =>
+        writeBytes(
+          file,
+          Buffer.concat([readBytes(file).subarray(0, 8192), randomBytesOf(readBytes(file).length - 8192)]),
+        ),
+      /data\.mdb (is damaged: reading it killed the checking process \(SIG(BUS|SEGV)\)|cannot be read: )/,
+    ],
   ];
   for (const [name, damage, message] of damages) {
     it(`is refused at start-up, named, with nothing written (${name})`, async () => {
@@ -141,13 +165,16 @@ describe('a damaged store', () => {
     it(`is never replaced by a new society when the store is missing beside ${trace}`, async () => {
       const { data_dir } = society();
       rmSync(join(data_dir, 'store'), { recursive: true });
-      for (const other of ['founder.key.json', 'cookie.secret']) if (other !== trace) rmSync(join(data_dir, other), { force: true });
+      for (const other of ['founder.key.json', 'cookie.secret'])
+        if (other !== trace) rmSync(join(data_dir, other), { force: true });
       if (trace === 'backups') mkdirSync(join(data_dir, 'backups'));
       const before = folderState(data_dir);
       const start = await startExpectingRefusal({ DATA_DIR: data_dir });
       expect(start.served).toBe(false);
       expect(start.code).toBe(1);
-      expect(start.stderr).toContain(`${join(data_dir, 'store', 'data.mdb')} is missing, but ${data_dir} holds ${trace}`);
+      expect(start.stderr).toContain(
+        `${join(data_dir, 'store', 'data.mdb')} is missing, but ${data_dir} holds ${trace}`,
+      );
       expect(folderState(data_dir)).toEqual(before);
     });
   }

@@ -15,13 +15,21 @@ const BURST = 3;
 
 beforeAll(async () => {
   // One registration a second per address, three at once: low enough to reach in a test, with Retry-After 1.
-  society = await startTestSociety({ genesis: { world_seed: 'world-tests' }, config: { registration_limits: { registrations_per_hour: 3600, burst_registrations: BURST } } });
+  society = await startTestSociety({
+    genesis: { world_seed: 'world-tests' },
+    config: { registration_limits: { registrations_per_hour: 3600, burst_registrations: BURST } },
+  });
 });
 afterAll(async () => society.destroy());
 afterEach(() => expect(society.bugs).toEqual([]));
 
 function registration(key: AgentKey, handle: string, nonce?: string): Promise<RawResponse & { nonce: string }> {
-  return rawSigned(society.url, { path: '/api/v1/register', body: { pubkey: key.public_key, handle, declared_runtime: '', backup_pubkey: null }, key, ...(nonce ? { nonce } : {}) });
+  return rawSigned(society.url, {
+    path: '/api/v1/register',
+    body: { pubkey: key.public_key, handle, declared_runtime: '', backup_pubkey: null },
+    key,
+    ...(nonce ? { nonce } : {}),
+  });
 }
 
 /** A member act (it needs Proof of Machine, which the client answers): what makes a member count toward quorum. */
@@ -76,7 +84,13 @@ describe('a registration flood from one address', () => {
     // Three hundred more that never act, as if from three hundred addresses (straight into the engine).
     const many = await Promise.all(Array.from({ length: 300 }, () => generateKey()));
     const registered = await Promise.all(
-      many.map((key, index) => society.engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `far-${index}`, declared_runtime: '', backup_pubkey: null } })),
+      many.map((key, index) =>
+        society.engine.submit({
+          act: 'register',
+          actor: key.agent_id,
+          payload: { pubkey: key.public_key, handle: `far-${index}`, declared_runtime: '', backup_pubkey: null },
+        }),
+      ),
     );
     expect(registered.every((result) => result.ok)).toBe(true);
 
@@ -89,7 +103,11 @@ describe('a registration flood from one address', () => {
     society.advance(1000);
 
     const [ada] = honest;
-    const filed = await ada!.client.act<{ motion_id: string }>('motion_propose', { title: 'Plant more forests', body: '', changes: [] });
+    const filed = await ada!.client.act<{ motion_id: string }>('motion_propose', {
+      title: 'Plant more forests',
+      body: '',
+      changes: [],
+    });
     const motion_id = filed.result.motion_id;
     society.advance(1000);
     const opened = (await ada!.client.act<any>('motion_open', { motion_id })).result;
@@ -100,19 +118,29 @@ describe('a registration flood from one address', () => {
 
     // ada, bob, cyd and dio: the 300 + 4 Sybils, the dormant one and eve are not in the electorate.
     expect(opened).toMatchObject({ quorum_snapshot: 4, quorum_required: 3 });
-    expect(society.engine.state.governance.motions[motion_id]).toMatchObject({ quorum_snapshot: 4, quorum_required: 3 });
+    expect(society.engine.state.governance.motions[motion_id]).toMatchObject({
+      quorum_snapshot: 4,
+      quorum_required: 3,
+    });
     expect(society.engine.state.agents.size).toBeGreaterThan(300);
   });
 });
 
 describe('a registration flood that names other addresses', () => {
-  it('is counted by the connection\'s address: X-Forwarded-For, X-Real-IP and Forwarded are not believed', async () => {
+  it("is counted by the connection's address: X-Forwarded-For, X-Real-IP and Forwarded are not believed", async () => {
     refill();
     const keys = await Promise.all(Array.from({ length: BURST + 3 }, () => generateKey()));
     const answers: RawResponse[] = [];
     for (const [index, key] of keys.entries()) {
       const claimed = `203.0.113.${index + 1}`;
-      answers.push(await rawSigned(society.url, { path: '/api/v1/register', body: { pubkey: key.public_key, handle: `masked-${index}`, declared_runtime: '', backup_pubkey: null }, key, headers: { 'x-forwarded-for': claimed, 'x-real-ip': claimed, forwarded: `for=${claimed}` } }));
+      answers.push(
+        await rawSigned(society.url, {
+          path: '/api/v1/register',
+          body: { pubkey: key.public_key, handle: `masked-${index}`, declared_runtime: '', backup_pubkey: null },
+          key,
+          headers: { 'x-forwarded-for': claimed, 'x-real-ip': claimed, forwarded: `for=${claimed}` },
+        }),
+      );
     }
     expect(answers.map((answer) => answer.status)).toEqual([...Array<number>(BURST).fill(200), 429, 429, 429]);
   });
@@ -124,17 +152,36 @@ describe('a draft kept back', () => {
     const ada = await join(society, 'ada-2');
     await act(ada);
     society.advance(1000);
-    const stale = (await ada.client.act<{ motion_id: string }>('motion_propose', { title: 'Filed early, opened late', body: '', changes: [] })).result.motion_id;
-    const current = (await ada.client.act<{ motion_id: string }>('motion_propose', { title: 'Opened at once', body: '', changes: [] })).result.motion_id;
+    const stale = (
+      await ada.client.act<{ motion_id: string }>('motion_propose', {
+        title: 'Filed early, opened late',
+        body: '',
+        changes: [],
+      })
+    ).result.motion_id;
+    const current = (
+      await ada.client.act<{ motion_id: string }>('motion_propose', { title: 'Opened at once', body: '', changes: [] })
+    ).result.motion_id;
     society.advance(1000);
     await ada.client.act('motion_open', { motion_id: current });
-    const filed_electorate = electorateCount(society.engine.state, society.engine.state.governance.motions[stale]!.filed_at_ms);
+    const filed_electorate = electorateCount(
+      society.engine.state,
+      society.engine.state.governance.motions[stale]!.filed_at_ms,
+    );
 
     // The society grows after the filing: forty members join (as if from forty addresses) and take part.
     const newcomers = await Promise.all(Array.from({ length: 40 }, () => generateKey()));
     for (const [index, key] of newcomers.entries()) {
-      const joined = await society.engine.submit({ act: 'register', actor: key.agent_id, payload: { pubkey: key.public_key, handle: `later-${index}`, declared_runtime: '', backup_pubkey: null } });
-      const voted = await society.engine.submit({ act: 'vote_cast', actor: key.agent_id, payload: { motion_id: current, choice: 'aye' } });
+      const joined = await society.engine.submit({
+        act: 'register',
+        actor: key.agent_id,
+        payload: { pubkey: key.public_key, handle: `later-${index}`, declared_runtime: '', backup_pubkey: null },
+      });
+      const voted = await society.engine.submit({
+        act: 'vote_cast',
+        actor: key.agent_id,
+        payload: { motion_id: current, choice: 'aye' },
+      });
       expect([joined.ok, voted.ok]).toEqual([true, true]);
     }
     society.advance(1000);
@@ -148,7 +195,10 @@ describe('a draft kept back', () => {
 describe('the registration limit settings', () => {
   it('default to a handful an hour per address, and are read from the environment', () => {
     expect(configFromEnv({}).registration_limits).toEqual({ registrations_per_hour: 6, burst_registrations: 10 });
-    expect(configFromEnv({ REGISTRATIONS_PER_HOUR: '60', REGISTRATION_BURST: '2' }).registration_limits).toEqual({ registrations_per_hour: 60, burst_registrations: 2 });
+    expect(configFromEnv({ REGISTRATIONS_PER_HOUR: '60', REGISTRATION_BURST: '2' }).registration_limits).toEqual({
+      registrations_per_hour: 60,
+      burst_registrations: 2,
+    });
     expect(() => configFromEnv({ REGISTRATIONS_PER_HOUR: '0' })).toThrow(/REGISTRATIONS_PER_HOUR/);
   });
 });

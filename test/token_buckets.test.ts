@@ -35,7 +35,13 @@ describe('the address a per-address limit counts under', () => {
 
   it('is the /64 network of an IPv6 address, however the address is written', () => {
     const key = '2001:db8:0:1::/64';
-    for (const address of ['2001:db8:0:1::1', '2001:0db8:0000:0001:ffff:ffff:ffff:ffff', '2001:DB8::1:0:0:0:2', '2001:db8:0:1:1::', '2001:db8:0:1::1%eth0']) {
+    for (const address of [
+      '2001:db8:0:1::1',
+      '2001:0db8:0000:0001:ffff:ffff:ffff:ffff',
+      '2001:DB8::1:0:0:0:2',
+      '2001:db8:0:1:1::',
+      '2001:db8:0:1::1%eth0',
+    ]) {
       expect(clientAddressKey(address), address).toBe(key);
     }
     expect(clientAddressKey('2001:db8:0:2::1')).not.toBe(key);

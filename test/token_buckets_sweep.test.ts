@@ -8,7 +8,9 @@ describe('token buckets sweeping refilled clients', () => {
   it('allows the burst, then answers how long to wait, refilling at the rate', () => {
     let now = 0;
     const limiter = new TokenBuckets({ tokens_per_second: 2, burst: 3 }, () => now);
-    expect([limiter.take('a'), limiter.take('a'), limiter.take('a'), limiter.take('a')].map(waitOf)).toEqual([0, 0, 0, 1]);
+    expect([limiter.take('a'), limiter.take('a'), limiter.take('a'), limiter.take('a')].map(waitOf)).toEqual([
+      0, 0, 0, 1,
+    ]);
     expect(waitOf(limiter.take('b'))).toBe(0);
     now += 500;
     expect([limiter.take('a'), limiter.take('a')].map(waitOf)).toEqual([0, 1]);

@@ -52,12 +52,21 @@ describe('the chunk codec', () => {
     biome: fc.uint8Array({ minLength: 64 * 64, maxLength: 64 * 64, max: 6 }),
     surface: fc.uint8Array({ minLength: 64 * 64, maxLength: 64 * 64, min: 18, max: 21 }),
     top_block: fc.uint8Array({ minLength: 64 * 64, maxLength: 64 * 64, max: 2 }),
-    revealed: fc.uint8Array({ minLength: 64 * 64 / 8, maxLength: 64 * 64 / 8 }),
+    revealed: fc.uint8Array({ minLength: (64 * 64) / 8, maxLength: (64 * 64) / 8 }),
   });
 
   /** Lays 64 x 64 test planes into chunk (cx, cy) of full-size planes. */
-  function fullPlanes(small: { biome: Uint8Array; surface: Uint8Array; top_block: Uint8Array; revealed: Uint8Array }, cx: number, cy: number) {
-    const full = { biome: new Uint8Array(TILE_COUNT), surface: new Uint8Array(TILE_COUNT), top_block: new Uint8Array(TILE_COUNT), revealed: new Uint8Array(TILE_COUNT / 8) };
+  function fullPlanes(
+    small: { biome: Uint8Array; surface: Uint8Array; top_block: Uint8Array; revealed: Uint8Array },
+    cx: number,
+    cy: number,
+  ) {
+    const full = {
+      biome: new Uint8Array(TILE_COUNT),
+      surface: new Uint8Array(TILE_COUNT),
+      top_block: new Uint8Array(TILE_COUNT),
+      revealed: new Uint8Array(TILE_COUNT / 8),
+    };
     for (let local = 0; local < 4096; local++) {
       const index = tileIndex(cx * 64 + (local % 64), cy * 64 + Math.floor(local / 64));
       full.biome[index] = small.biome[local]!;
@@ -85,7 +94,16 @@ describe('the chunk codec', () => {
   });
 
   it('writes the header of PROTOCOL.md section 5 and refuses truncated input', () => {
-    const bytes = encodeChunk({ biome: new Uint8Array(TILE_COUNT), surface: new Uint8Array(TILE_COUNT), top_block: new Uint8Array(TILE_COUNT), revealed: new Uint8Array(TILE_COUNT / 8) }, 3, 4);
+    const bytes = encodeChunk(
+      {
+        biome: new Uint8Array(TILE_COUNT),
+        surface: new Uint8Array(TILE_COUNT),
+        top_block: new Uint8Array(TILE_COUNT),
+        revealed: new Uint8Array(TILE_COUNT / 8),
+      },
+      3,
+      4,
+    );
     expect(Array.from(bytes.slice(0, 8))).toEqual([0x43, 0x48, 0x4e, 0x4b, 1, 3, 4, 3]);
     // One run per layer, 4 bytes long: 4096 as LEB128 is 0x80 0x20, and 255 is 0xff 0x01.
     expect(Array.from(bytes.slice(8, 17))).toEqual([1, 4, 0, 0, 0, 0x80, 0x20, 0xff, 0x01]);
@@ -95,11 +113,24 @@ describe('the chunk codec', () => {
 
 describe('AP accrual', () => {
   const params = { ...DEFAULT_PARAMS, ap_cap: 10, ap_interval_seconds: 90, ap_per_interval: 1 };
-  const agent = (): WorldAgent => ({ agent_id: 'ag_0000000000000000', ordinal: 0, x: 0, y: 0, ap: 2, ap_as_of_ms: 0, inventory: {}, standing: 0, explore_day: 0, explore_bonus_tiles: 0 });
+  const agent = (): WorldAgent => ({
+    agent_id: 'ag_0000000000000000',
+    ordinal: 0,
+    x: 0,
+    y: 0,
+    ap: 2,
+    ap_as_of_ms: 0,
+    inventory: {},
+    standing: 0,
+    explore_day: 0,
+    explore_bonus_tiles: 0,
+  });
 
   it('adds one AP per full interval from the action time, up to the cap', () => {
     const a = agent();
-    expect([0, 89_999, 90_000, 179_999, 180_000, 10_000_000].map((t) => apAt(a, t, params))).toEqual([2, 2, 3, 3, 4, 10]);
+    expect([0, 89_999, 90_000, 179_999, 180_000, 10_000_000].map((t) => apAt(a, t, params))).toEqual([
+      2, 2, 3, 3, 4, 10,
+    ]);
   });
 
   it('keeps the running part of an interval when AP is spent', () => {

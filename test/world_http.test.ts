@@ -6,7 +6,18 @@ import { naturalMaterial } from '../engine/world/terrain.js';
 import { PLACED, setCell } from '../engine/world/world_state.js';
 import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
-import { WORLD_TEST_GENESIS, biomeAt, findTile, join, look, refusal, standOn, stepInto, worldOf, type Member } from './helpers/world.js';
+import {
+  WORLD_TEST_GENESIS,
+  biomeAt,
+  findTile,
+  join,
+  look,
+  refusal,
+  standOn,
+  stepInto,
+  worldOf,
+  type Member,
+} from './helpers/world.js';
 
 let society: TestSociety;
 let url: string;
@@ -16,7 +27,6 @@ beforeAll(async () => {
 });
 afterAll(async () => society.destroy());
 afterEach(() => expect(society.bugs).toEqual([]));
-
 
 describe('joining the world', () => {
   it('spawns a member on land near the centre with AP at registration, and reveals around it', async () => {
@@ -29,20 +39,29 @@ describe('joining the world', () => {
     expect(seen.inventory).toEqual({});
     expect(seen.around).toHaveLength(25);
     expect(seen.around.every((tile: { revealed: boolean }) => tile.revealed)).toBe(true);
-    expect(seen.around.find((tile: any) => tile.x === seen.position.x && tile.y === seen.position.y).members).toContain(member.id);
+    expect(seen.around.find((tile: any) => tile.x === seen.position.x && tile.y === seen.position.y).members).toContain(
+      member.id,
+    );
   });
 
-  it('refuses world acts from the Founder\'s key, which is not a member, with 402 MEMBERSHIP_REQUIRED', async () => {
+  it("refuses world acts from the Founder's key, which is not a member, with 402 MEMBERSHIP_REQUIRED", async () => {
     const error = await refusal((await founderClient(society)).act('world_look', { radius: 2 }));
     expect([error.status, error.code]).toEqual([402, 'MEMBERSHIP_REQUIRED']);
   });
 });
 
 describe('moving', () => {
-  it('charges the biome cost of each step and refuses water with the specification\'s message, all or nothing', async () => {
+  it("charges the biome cost of each step and refuses water with the specification's message, all or nothing", async () => {
     const member = await join(society, 'walker');
     const world = worldOf(society);
-    for (const [biome, cost] of Object.entries({ plains: 1, ruins: 1, forest: 2, wasteland: 2, desert: 2, mountain: 4 })) {
+    for (const [biome, cost] of Object.entries({
+      plains: 1,
+      ruins: 1,
+      forest: 2,
+      wasteland: 2,
+      desert: 2,
+      mountain: 4,
+    })) {
       const start = findTile(world, (x, y, here) => here !== 'water' && stepInto(world, x, y, biome) !== undefined);
       standOn(society, member, start.x, start.y);
       const before = (await look(member)).ap;
@@ -50,15 +69,29 @@ describe('moving', () => {
       expect(moved.result.ap_spent, biome).toBe(cost);
       expect(moved.result.ap, biome).toBe(before - cost);
     }
-    const shore = findTile(world, (x, y, here) => here !== 'water' && stepInto(world, x, y, 'water') !== undefined && stepInto(world, x, y, 'plains') !== undefined);
+    const shore = findTile(
+      world,
+      (x, y, here) =>
+        here !== 'water' &&
+        stepInto(world, x, y, 'water') !== undefined &&
+        stepInto(world, x, y, 'plains') !== undefined,
+    );
     standOn(society, member, shore.x, shore.y);
     const before = await look(member);
-    const direct = await refusal(member.client.act('world_move', { path: [stepInto(world, shore.x, shore.y, 'water')!] }));
-    expect([direct.status, direct.code, (direct.body as any).message]).toEqual([409, 'IMPASSABLE', 'water is impassable until Bridges are legislated']);
+    const direct = await refusal(
+      member.client.act('world_move', { path: [stepInto(world, shore.x, shore.y, 'water')!] }),
+    );
+    expect([direct.status, direct.code, (direct.body as any).message]).toEqual([
+      409,
+      'IMPASSABLE',
+      'water is impassable until Bridges are legislated',
+    ]);
     // A land step first, then water: refused whole, so the land step is not taken either.
     const land = stepInto(world, shore.x, shore.y, 'plains')!;
     const back: Record<string, string> = { n: 's', ne: 'sw', e: 'w', se: 'nw', s: 'n', sw: 'ne', w: 'e', nw: 'se' };
-    const mixed = await refusal(member.client.act('world_move', { path: [land, back[land]!, stepInto(world, shore.x, shore.y, 'water')!] }));
+    const mixed = await refusal(
+      member.client.act('world_move', { path: [land, back[land]!, stepInto(world, shore.x, shore.y, 'water')!] }),
+    );
     expect([mixed.code, (mixed.body as any).step]).toEqual(['IMPASSABLE', 3]);
     const after = await look(member);
     expect([after.position, after.ap]).toEqual([before.position, before.ap]);
@@ -100,7 +133,16 @@ describe('digging, building and breaking', () => {
     expect([air.status, air.code]).toEqual([409, 'NOTHING_TO_DIG']);
     const [wx, wy] = (() => {
       const direction = stepInto(world, spot.x, spot.y, 'water')!;
-      const offsets: Record<string, [number, number]> = { n: [0, -1], ne: [1, -1], e: [1, 0], se: [1, 1], s: [0, 1], sw: [-1, 1], w: [-1, 0], nw: [-1, -1] };
+      const offsets: Record<string, [number, number]> = {
+        n: [0, -1],
+        ne: [1, -1],
+        e: [1, 0],
+        se: [1, 1],
+        s: [0, 1],
+        sw: [-1, 1],
+        w: [-1, 0],
+        nw: [-1, -1],
+      };
       return [spot.x + offsets[direction]![0], spot.y + offsets[direction]![1]];
     })();
     const water = await refusal(member.client.act('world_dig', { x: wx, y: wy, z: null }));
@@ -122,7 +164,12 @@ describe('digging, building and breaking', () => {
     await member.client.act('world_dig', { x: spot.x, y: spot.y, z: null });
     const before = await look(member);
     expect(before.inventory).toEqual({ dirt: 1 });
-    const placed = await member.client.act<any>('world_place_block', { x: spot.x + 1, y: spot.y, z: null, block_id: 1 });
+    const placed = await member.client.act<any>('world_place_block', {
+      x: spot.x + 1,
+      y: spot.y,
+      z: null,
+      block_id: 1,
+    });
     expect(worldOf(society).top_block[tileIndex(spot.x + 1, spot.y)]).toBe(1);
     const broken = await member.client.act<any>('world_break_block', { x: spot.x + 1, y: spot.y, z: null });
     expect(broken.result.refund).toBe(0);
@@ -132,14 +179,29 @@ describe('digging, building and breaking', () => {
     expect(placed.result.z).toBe(broken.result.z);
     expect(worldOf(society).top_block[tileIndex(spot.x + 1, spot.y)]).toBe(0);
 
-    const poor = await refusal(member.client.act('world_place_block', { x: spot.x + 1, y: spot.y, z: null, block_id: 2 }));
+    const poor = await refusal(
+      member.client.act('world_place_block', { x: spot.x + 1, y: spot.y, z: null, block_id: 2 }),
+    );
     expect([poor.status, poor.code]).toEqual([409, 'CANNOT_AFFORD']);
     const nothing = await refusal(member.client.act('world_break_block', { x: spot.x + 1, y: spot.y, z: null }));
     expect([nothing.status, nothing.code]).toEqual([409, 'NOTHING_THERE']);
-    const terrain = await refusal(member.client.act('world_break_block', { x: spot.x + 1, y: spot.y, z: world.surface[tileIndex(spot.x + 1, spot.y)]! }));
+    const terrain = await refusal(
+      member.client.act('world_break_block', {
+        x: spot.x + 1,
+        y: spot.y,
+        z: world.surface[tileIndex(spot.x + 1, spot.y)]!,
+      }),
+    );
     expect(terrain.code).toBe('NOTHING_THERE');
     await member.client.act('world_dig', { x: spot.x, y: spot.y, z: null });
-    const occupied = await refusal(member.client.act('world_place_block', { x: spot.x + 1, y: spot.y, z: world.surface[tileIndex(spot.x + 1, spot.y)]!, block_id: 1 }));
+    const occupied = await refusal(
+      member.client.act('world_place_block', {
+        x: spot.x + 1,
+        y: spot.y,
+        z: world.surface[tileIndex(spot.x + 1, spot.y)]!,
+        block_id: 1,
+      }),
+    );
     expect([occupied.status, occupied.code]).toEqual([409, 'CANNOT_PLACE']);
   });
 
@@ -158,7 +220,13 @@ describe('giving', () => {
     const giver = await join(society, 'giver');
     const taker = await join(society, 'taker');
     const world = worldOf(society);
-    const spot = findTile(world, (x, y, here) => here === 'plains' && biomeAt(world, x + 1, y) === 'plains' && world.surface[tileIndex(x, y)] === world.surface[tileIndex(x + 1, y)]);
+    const spot = findTile(
+      world,
+      (x, y, here) =>
+        here === 'plains' &&
+        biomeAt(world, x + 1, y) === 'plains' &&
+        world.surface[tileIndex(x, y)] === world.surface[tileIndex(x + 1, y)],
+    );
     standOn(society, giver, spot.x, spot.y);
     standOn(society, taker, spot.x + 1, spot.y);
     await giver.client.act('world_dig', { x: spot.x, y: spot.y, z: null });
@@ -180,7 +248,9 @@ describe('giving', () => {
     expect([poor.status, poor.code]).toEqual([409, 'CANNOT_AFFORD']);
     const self = await refusal(taker.client.act('world_give', { to: taker.id, resource: 'dirt', amount: 1 }));
     expect([self.status, self.code]).toEqual([409, 'SELF_TRANSFER']);
-    const stranger = await refusal(taker.client.act('world_give', { to: (await generateKey()).agent_id, resource: 'dirt', amount: 1 }));
+    const stranger = await refusal(
+      taker.client.act('world_give', { to: (await generateKey()).agent_id, resource: 'dirt', amount: 1 }),
+    );
     expect([stranger.status, stranger.code]).toEqual([404, 'UNKNOWN_AGENT']);
     standOn(society, giver, spot.x + 40, spot.y);
     const far = await refusal(taker.client.act('world_give', { to: giver.id, resource: 'dirt', amount: 1 }));
@@ -232,7 +302,11 @@ describe('standing', () => {
   it('pays for a relic once, with relic_found and standing_awarded on the ledger', async () => {
     const member = await join(society, 'archaeologist');
     const world = worldOf(society);
-    const site = findTile(world, (x, y, here) => here === 'ruins' && naturalMaterial(world.terrain, x, y, world.terrain.base_height[tileIndex(x, y)]! - 2) === 9);
+    const site = findTile(
+      world,
+      (x, y, here) =>
+        here === 'ruins' && naturalMaterial(world.terrain, x, y, world.terrain.base_height[tileIndex(x, y)]! - 2) === 9,
+    );
     standOn(society, member, site.x, site.y);
     const top = world.surface[tileIndex(site.x, site.y)]!;
     await member.client.act('world_dig', { x: site.x, y: site.y, z: null });
@@ -254,13 +328,18 @@ describe('standing', () => {
     const world = worldOf(society);
     // Arranged so that no member has stood in a desert before this test.
     world.biomes_discovered.delete(2);
-    const start = findTile(world, (x, y, here) => here !== 'desert' && here !== 'water' && stepInto(world, x, y, 'desert') !== undefined);
+    const start = findTile(
+      world,
+      (x, y, here) => here !== 'desert' && here !== 'water' && stepInto(world, x, y, 'desert') !== undefined,
+    );
     standOn(society, first, start.x, start.y);
     standOn(society, second, start.x, start.y);
     const step = stepInto(world, start.x, start.y, 'desert')!;
     const moved = await first.client.act<any>('world_move', { path: [step] });
     const entries = (await request(url, `/api/v1/ledger?from=${moved.ledger.first_seq}&limit=10`)).body.entries;
-    expect(entries.filter((entry: any) => entry.event_type === 'biome_first_discovery')).toEqual([expect.objectContaining({ actor: first.id, data: expect.objectContaining({ biome: 'desert' }) })]);
+    expect(entries.filter((entry: any) => entry.event_type === 'biome_first_discovery')).toEqual([
+      expect.objectContaining({ actor: first.id, data: expect.objectContaining({ biome: 'desert' }) }),
+    ]);
     expect(entries.find((entry: any) => entry.data.reason === 'biome_first_discovery')?.data.points).toBe(25);
     const followed = await second.client.act<any>('world_move', { path: [step] });
     const later = (await request(url, `/api/v1/ledger?from=${followed.ledger.first_seq}&limit=10`)).body.entries;
@@ -272,14 +351,20 @@ describe('standing', () => {
     const world = worldOf(society);
     const start = findTile(world, (x, y) => {
       for (let dx = 0; dx <= 12; dx++) if (biomeAt(world, x + dx, y) !== 'plains') return false;
-      for (let dx = -2; dx <= 14; dx++) for (let dy = -2; dy <= 2; dy++) if (world.revealed_by[tileIndex(x + dx, y + dy)]) return false;
+      for (let dx = -2; dx <= 14; dx++)
+        for (let dy = -2; dy <= 2; dy++) if (world.revealed_by[tileIndex(x + dx, y + dy)]) return false;
       return true;
     });
     standOn(society, member, start.x, start.y);
     const first = await member.client.act<any>('world_move', { path: ['e', 'e', 'e'] });
     expect(first.result.tiles_revealed).toBeGreaterThan(0);
     let earned = 0;
-    for (const path of [['e', 'e', 'e'], ['e', 'e', 'e'], ['e', 'e', 'e']]) await member.client.act('world_move', { path });
+    for (const path of [
+      ['e', 'e', 'e'],
+      ['e', 'e', 'e'],
+      ['e', 'e', 'e'],
+    ])
+      await member.client.act('world_move', { path });
     const seen = await look(member);
     earned = seen.standing;
     expect(earned).toBe(25 * 2);
@@ -293,7 +378,11 @@ describe('public world reads', () => {
     const tile = (await request(url, `/api/v1/world/tile/${seen.position.x}/${seen.position.y}`)).body;
     expect(tile).toMatchObject({ revealed: true, biome: seen.biome, discovered_by: expect.stringMatching(/^ag_/) });
     const hidden = findTile(worldOf(society), (x, y) => worldOf(society).revealed_by[tileIndex(x, y)] === 0, 5, 5);
-    expect((await request(url, `/api/v1/world/tile/${hidden.x}/${hidden.y}`)).body).toEqual({ x: hidden.x, y: hidden.y, revealed: false });
+    expect((await request(url, `/api/v1/world/tile/${hidden.x}/${hidden.y}`)).body).toEqual({
+      x: hidden.x,
+      y: hidden.y,
+      revealed: false,
+    });
     const outside = await request(url, '/api/v1/world/tile/2048/5');
     expect([outside.status, outside.body.error]).toEqual([404, 'OUT_OF_BOUNDS']);
     expect((await request(url, '/api/v1/world/tile/1.5/2')).status).toBe(422);
@@ -324,22 +413,38 @@ describe('public world reads', () => {
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
     const outside = await request(url, '/api/v1/world/chunk/32/0');
-    expect([outside.status, outside.body.error, outside.body.message]).toEqual([404, 'OUT_OF_BOUNDS', 'chunks run 0-31 on each axis']);
+    expect([outside.status, outside.body.error, outside.body.message]).toEqual([
+      404,
+      'OUT_OF_BOUNDS',
+      'chunks run 0-31 on each axis',
+    ]);
     const map = await refusal(member.client.act('world_map', { chunk_x: 0, chunk_y: 40 }));
     expect([map.code, (map.body as any).message]).toEqual(['OUT_OF_BOUNDS', 'chunks run 0-31 on each axis']);
   });
 
   it('leaks nothing about unrevealed tiles: chunk layers, blocks and the revealed list', async () => {
     const world = worldOf(society);
-    const hidden = findTile(world, (x, y, here) => here === 'plains' && world.revealed_by[tileIndex(x, y)] === 0 && world.revealed_by[tileIndex(x + 4, y)] === 0, 100, 100);
+    const hidden = findTile(
+      world,
+      (x, y, here) =>
+        here === 'plains' && world.revealed_by[tileIndex(x, y)] === 0 && world.revealed_by[tileIndex(x + 4, y)] === 0,
+      100,
+      100,
+    );
     // Arranged: a block on a tile nobody has revealed (reach 4 exceeds the reveal radius of 2, so this can happen).
     setCell(world, hidden.x, hidden.y, world.surface[tileIndex(hidden.x, hidden.y)]! + 1, 2 | PLACED);
     const [cx, cy] = [Math.floor(hidden.x / 64), Math.floor(hidden.y / 64)];
-    const chunk = decodeChunk(new Uint8Array(await (await fetch(`${url}/api/v1/world/chunk/${cx}/${cy}`)).arrayBuffer()));
+    const chunk = decodeChunk(
+      new Uint8Array(await (await fetch(`${url}/api/v1/world/chunk/${cx}/${cy}`)).arrayBuffer()),
+    );
     for (let local = 0; local < 4096; local++) {
       const index = tileIndex(cx * 64 + (local % 64), cy * 64 + Math.floor(local / 64));
       if (world.revealed_by[index] !== 0) continue;
-      expect([chunk.layers.get(LAYER_BIOME)![local], chunk.layers.get(LAYER_HEIGHT)![local], chunk.layers.get(LAYER_TOP_BLOCK)![local]]).toEqual([255, 0, 0]);
+      expect([
+        chunk.layers.get(LAYER_BIOME)![local],
+        chunk.layers.get(LAYER_HEIGHT)![local],
+        chunk.layers.get(LAYER_TOP_BLOCK)![local],
+      ]).toEqual([255, 0, 0]);
     }
     const blocks = (await request(url, `/api/v1/world/blocks/${cx}/${cy}`)).body.blocks;
     expect(blocks.filter((block: any) => block.x === hidden.x && block.y === hidden.y)).toEqual([]);
@@ -348,12 +453,25 @@ describe('public world reads', () => {
     expect(revealed.every((chunk: any) => chunk.revealed_tiles > 0)).toBe(true);
   });
 
-  it('serves the votable physics and every member\'s last position', async () => {
+  it("serves the votable physics and every member's last position", async () => {
     const params = (await request(url, '/api/v1/world/params')).body;
-    expect(params).toMatchObject({ ap_interval_seconds: 90, ap_per_interval: 1, transfer_ap: 1, block_reach: 4, exploration_bonus_daily_tiles: 25, exploration_bonus_standing: 2, biome_first_standing: 25, relic_standing: 40 });
+    expect(params).toMatchObject({
+      ap_interval_seconds: 90,
+      ap_per_interval: 1,
+      transfer_ap: 1,
+      block_reach: 4,
+      exploration_bonus_daily_tiles: 25,
+      exploration_bonus_standing: 2,
+      biome_first_standing: 25,
+      relic_standing: 40,
+    });
     const agents = (await request(url, '/api/v1/world/agents')).body.agents;
     expect(agents.length).toBe(worldOf(society).agents.size);
-    expect(agents[0]).toMatchObject({ agent_id: expect.stringMatching(/^ag_/), x: expect.any(Number), y: expect.any(Number) });
+    expect(agents[0]).toMatchObject({
+      agent_id: expect.stringMatching(/^ag_/),
+      x: expect.any(Number),
+      y: expect.any(Number),
+    });
   });
 });
 
@@ -361,16 +479,26 @@ describe('AP over engine time', () => {
   let slow: TestSociety;
   let member: Member;
   beforeAll(async () => {
-    slow = await startTestSociety({ genesis: { world_seed: 'world-tests', params: { ap_at_registration: 0, ap_cap: 3 } } });
+    slow = await startTestSociety({
+      genesis: { world_seed: 'world-tests', params: { ap_at_registration: 0, ap_cap: 3 } },
+    });
     member = await join(slow, 'patient');
   });
   afterAll(async () => slow.destroy());
 
   it('accrues ap_per_interval every ap_interval_seconds up to the cap, and refuses NOT_ENOUGH_AP meanwhile', async () => {
     expect((await look(member)).ap).toBe(0);
-    const error = await refusal(member.client.act('world_dig', { x: (await look(member)).position.x, y: (await look(member)).position.y, z: null }));
+    const error = await refusal(
+      member.client.act('world_dig', {
+        x: (await look(member)).position.x,
+        y: (await look(member)).position.y,
+        z: null,
+      }),
+    );
     expect([error.status, error.code]).toEqual([409, 'NOT_ENOUGH_AP']);
-    expect((error.body as any).ap_available_at).toBe(new Date(slow.now() + 90_000).toISOString().replace('Z', '+00:00'));
+    expect((error.body as any).ap_available_at).toBe(
+      new Date(slow.now() + 90_000).toISOString().replace('Z', '+00:00'),
+    );
     slow.advance(89_000);
     expect((await look(member)).ap).toBe(0);
     slow.advance(1_000);

@@ -8,7 +8,10 @@ import type { Authenticator } from '../authenticate.js';
 import { parseOrThrow } from '../parse.js';
 import { RefusalError } from '../refusal_error.js';
 
-const GrantRequest = z.strictObject({ kind: z.enum(['observer']).default('observer'), note: oneLineText(500).default('') });
+const GrantRequest = z.strictObject({
+  kind: z.enum(['observer']).default('observer'),
+  note: oneLineText(500).default(''),
+});
 
 interface GrantDeps {
   engine: Engine;
@@ -16,7 +19,6 @@ interface GrantDeps {
   public_url: string;
   visitorOf: (ctx: import('koa').Context) => string;
 }
-
 
 /**
  * One-time grant links. The Founder asks for one (signed); the host makes the token,
@@ -32,7 +34,13 @@ export function mountGrantRoutes(router: Routes, deps: GrantDeps): void {
     const gated = gateRefusal(deps.engine.state, findAct('grant_issue')!, auth.actor);
     if (gated) throw new RefusalError(gated);
     const token = randomBytes(24).toString('base64url');
-    const outcome = await deps.engine.submit({ act: 'grant_issue', actor: auth.actor, payload: { token_sha256: sha256Hex(token), ...request }, proof: auth.proof, consumed_nonce: auth.consumed_nonce });
+    const outcome = await deps.engine.submit({
+      act: 'grant_issue',
+      actor: auth.actor,
+      payload: { token_sha256: sha256Hex(token), ...request },
+      proof: auth.proof,
+      consumed_nonce: auth.consumed_nonce,
+    });
     if (!outcome.ok) throw new RefusalError(outcome);
     ctx.body = { kind: request.kind, url: `${deps.public_url}/access/grant/${token}` };
   });
@@ -40,13 +48,21 @@ export function mountGrantRoutes(router: Routes, deps: GrantDeps): void {
   router.get('/access/grant/:token', async (ctx) => {
     const token = ctx.params.token ?? '';
     const visitor_id = deps.visitorOf(ctx);
-    const outcome = /^[A-Za-z0-9_-]{32}$/.test(token) ? await deps.engine.submit({ act: 'grant_redeem', actor: 'system', payload: { token_sha256: sha256Hex(token), visitor_id } }) : undefined;
+    const outcome = /^[A-Za-z0-9_-]{32}$/.test(token)
+      ? await deps.engine.submit({
+          act: 'grant_redeem',
+          actor: 'system',
+          payload: { token_sha256: sha256Hex(token), visitor_id },
+        })
+      : undefined;
     ctx.type = 'text/html; charset=utf-8';
     if (!outcome?.ok) {
       ctx.status = 410;
       ctx.body = messagePage(bareFrame('Grant'), ['That grant link is unknown or was used already. Nothing changed.']);
       return;
     }
-    ctx.body = messagePage(bareFrame('Grant'), ['The grant is yours: you are off the watchers display on this browser.']);
+    ctx.body = messagePage(bareFrame('Grant'), [
+      'The grant is yours: you are off the watchers display on this browser.',
+    ]);
   });
 }

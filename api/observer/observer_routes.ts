@@ -10,12 +10,19 @@ import { pageFrame, type FrameDeps } from '../pages/frame.js';
 
 const VISITOR_COOKIE = 'tessera_visitor';
 const UNWATCHED_COOKIE = 'tessera_unwatched';
-const cookie_options = { signed: true, httpOnly: true, sameSite: 'lax' as const, maxAge: 365 * 86_400_000, overwrite: true };
+const cookie_options = {
+  signed: true,
+  httpOnly: true,
+  sameSite: 'lax' as const,
+  maxAge: 365 * 86_400_000,
+  overwrite: true,
+};
 const VISITOR_PATTERN = /^v_[0-9a-f]{16}$/;
 
 /** The visitor's anonymous id from its signed cookie (the unwatched one first), or a new one set now. */
 export function visitorIdOf(ctx: Context): string {
-  const known = ctx.cookies.get(UNWATCHED_COOKIE, { signed: true }) ?? ctx.cookies.get(VISITOR_COOKIE, { signed: true });
+  const known =
+    ctx.cookies.get(UNWATCHED_COOKIE, { signed: true }) ?? ctx.cookies.get(VISITOR_COOKIE, { signed: true });
   if (known && VISITOR_PATTERN.test(known)) return known;
   const visitor_id = Watchers.newVisitorId();
   ctx.cookies.set(VISITOR_COOKIE, visitor_id, cookie_options);
@@ -28,7 +35,10 @@ interface ObserverDeps extends FrameDeps {
 }
 
 /** One answer for every failed recovery, whatever failed: nothing tells a prober which part was wrong. */
-const RECOVERY_REFUSED = { status: REFUSALS.RECOVERY_FAILED.status, body: { error: 'RECOVERY_FAILED', message: REFUSALS.RECOVERY_FAILED.message } };
+const RECOVERY_REFUSED = {
+  status: REFUSALS.RECOVERY_FAILED.status,
+  body: { error: 'RECOVERY_FAILED', message: REFUSALS.RECOVERY_FAILED.message },
+};
 
 /**
  * The treasury's checkout pages (the /treasury page is in the page catalogue) and the
@@ -56,7 +66,11 @@ export function mountObserverRoutes(router: Routes, deps: ObserverDeps): void {
 
   router.get('/treasury/observer', (ctx) => {
     const page = frame(ctx, 'The Unwatched Observer');
-    ctx.body = observerOfferPage(page, { payments: engine.state.payments.mode, observer_cents: observer_amount_cents, unwatched: isUnwatched(page.visitor_id) });
+    ctx.body = observerOfferPage(page, {
+      payments: engine.state.payments.mode,
+      observer_cents: observer_amount_cents,
+      unwatched: isUnwatched(page.visitor_id),
+    });
   });
 
   const observerCheckout = async (ctx: Context) => {
@@ -85,10 +99,14 @@ export function mountObserverRoutes(router: Routes, deps: ObserverDeps): void {
     // Only a payment the webhook recorded, for this visitor's own id, sets the cookie.
     if (observer === page.visitor_id && isUnwatched(observer)) {
       ctx.cookies.set(UNWATCHED_COOKIE, observer, cookie_options);
-      ctx.body = messagePage({ ...page, watchers: watchers.watching(isUnwatched, page.visitor_id) }, ['Your payment is recorded: you are off the watchers display.']);
+      ctx.body = messagePage({ ...page, watchers: watchers.watching(isUnwatched, page.visitor_id) }, [
+        'Your payment is recorded: you are off the watchers display.',
+      ]);
       return;
     }
-    ctx.body = messagePage(page, ['No payment is recorded for you yet, so nothing changed. If you just paid, reload this page in a few seconds.']);
+    ctx.body = messagePage(page, [
+      'No payment is recorded for you yet, so nothing changed. If you just paid, reload this page in a few seconds.',
+    ]);
   });
 
   router.get('/treasury/observer/recover', (ctx) => {
@@ -122,7 +140,13 @@ function mountObserverRecover(router: Routes, deps: ObserverDeps): void {
       ctx.body = RECOVERY_REFUSED.body;
     };
     const body = (await readJson(ctx, 4096)) as { session_id?: unknown } | undefined;
-    const session_id = body && typeof body === 'object' && typeof body.session_id === 'string' && /^cs_[A-Za-z0-9_]{1,250}$/.test(body.session_id) ? body.session_id : undefined;
+    const session_id =
+      body &&
+      typeof body === 'object' &&
+      typeof body.session_id === 'string' &&
+      /^cs_[A-Za-z0-9_]{1,250}$/.test(body.session_id)
+        ? body.session_id
+        : undefined;
     if (!deps.processor || !session_id) return refuse('malformed');
     let session;
     try {
@@ -132,7 +156,8 @@ function mountObserverRecover(router: Routes, deps: ObserverDeps): void {
     }
     if (session.payment_status !== 'paid') return refuse('unpaid');
     const observer_id = session.metadata?.observer_id ?? session.client_reference_id ?? null;
-    if (!observer_id || ownValue(deps.engine.state.payments.observers, observer_id) === undefined) return refuse('unrecorded', observer_id);
+    if (!observer_id || ownValue(deps.engine.state.payments.observers, observer_id) === undefined)
+      return refuse('unrecorded', observer_id);
     ctx.cookies.set(UNWATCHED_COOKIE, observer_id, cookie_options);
     deps.log({ event: 'observer_recover', outcome: 'recovered', observer_id });
     ctx.body = { recovered: true, observer_id };

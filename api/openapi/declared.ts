@@ -15,11 +15,14 @@ import { type RefusalCode } from '../../engine/index.js';
 /** The read limiter (api/read_limiter.ts) lets these GETs through unlimited. */
 const UNLIMITED_READS = new Set(['/healthz']);
 
-const EMPTY_BODY_NOTE = "Signed with an empty canonical body: the signing string ends with the SHA-256 of ''. " +
-  'Send no body.';
+const EMPTY_BODY_NOTE =
+  "Signed with an empty canonical body: the signing string ends with the SHA-256 of ''. " + 'Send no body.';
 
 function operationIdOf(doc: RouteDoc): string {
-  const slug = doc.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  const slug = doc.path
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
   return `${doc.method.toLowerCase()}_${slug || 'root'}`;
 }
 

@@ -23,6 +23,13 @@ async function run(job: DrillJob): Promise<DrillResult> {
 process.on('disconnect', () => process.exit(1));
 process.once('message', (job: DrillJob) => {
   run(job)
-    .catch((error: unknown): DrillResult => ({ outcome: 'failed', detail: `the drill stopped: ${error instanceof Error ? error.message : String(error)}`, backup_id: null, skipped: [] }))
+    .catch(
+      (error: unknown): DrillResult => ({
+        outcome: 'failed',
+        detail: `the drill stopped: ${error instanceof Error ? error.message : String(error)}`,
+        backup_id: null,
+        skipped: [],
+      }),
+    )
     .then((result) => process.send!({ result } satisfies DrillMessage, () => process.exit(0)));
 });

@@ -26,7 +26,9 @@ export interface DrillRunOptions {
 
 // Tests run the TypeScript sources; the child is always the compiled script (npm run build).
 const here = fileURLToPath(import.meta.url);
-const CHILD_SCRIPT = here.endsWith('.ts') ? here.replace(/\/api\/operations\/drill_process\.ts$/, '/dist/api/operations/drill_child.js') : here.replace(/drill_process\.js$/, 'drill_child.js');
+const CHILD_SCRIPT = here.endsWith('.ts')
+  ? here.replace(/\/api\/operations\/drill_process\.ts$/, '/dist/api/operations/drill_child.js')
+  : here.replace(/drill_process\.js$/, 'drill_child.js');
 /** Progress lines at most this often, so a long drill says where it is without flooding the log. */
 const PROGRESS_EVERY_MS = 2000;
 
@@ -36,9 +38,17 @@ const PROGRESS_EVERY_MS = 2000;
  * child: its death is the drill's failure, with the signal as the reason.
  * prepareJob is called once the process has started.
  */
-export function drillInChild(prepareJob: () => Promise<DrillJob>, { log, timeout_ms = 3_600_000, signal }: DrillRunOptions): Promise<DrillResult> {
+export function drillInChild(
+  prepareJob: () => Promise<DrillJob>,
+  { log, timeout_ms = 3_600_000, signal }: DrillRunOptions,
+): Promise<DrillResult> {
   return new Promise((resolve) => {
-    const child = fork(CHILD_SCRIPT, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', execArgv: [], ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}) });
+    const child = fork(CHILD_SCRIPT, [], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+      execArgv: [],
+      ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
+    });
     let result: DrillResult | undefined;
     let backup_id: string | null = null;
     let stderr = '';
@@ -74,7 +84,11 @@ export function drillInChild(prepareJob: () => Promise<DrillJob>, { log, timeout
     child.once('exit', (code, exit_signal) => {
       const last_line = stderr.trim().split('\n').at(-1);
       if (timed_out) return finish(`the drill did not finish within ${timeout_ms / 1000} s and was stopped`);
-      finish(exit_signal ? `the drill process died by ${exit_signal}${last_line ? `: ${last_line}` : ''}` : `the drill process exited with code ${code}${last_line ? `: ${last_line}` : ''}`);
+      finish(
+        exit_signal
+          ? `the drill process died by ${exit_signal}${last_line ? `: ${last_line}` : ''}`
+          : `the drill process exited with code ${code}${last_line ? `: ${last_line}` : ''}`,
+      );
     });
     // Starting the process, copying the live state and sending it each hold the event
     // loop for a moment: each gets a turn of its own (a chain of microtasks would be one turn).

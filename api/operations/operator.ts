@@ -37,7 +37,9 @@ export class Operations {
     this.timer = setInterval(() => {
       this.backup()
         .then(() => this.drill())
-        .catch((error: unknown) => this.log({ event: 'operations_failed', error: error instanceof Error ? error.message : String(error) }));
+        .catch((error: unknown) =>
+          this.log({ event: 'operations_failed', error: error instanceof Error ? error.message : String(error) }),
+        );
     }, this.config.backup_every_seconds * 1000);
     this.timer.unref();
   }
@@ -55,8 +57,17 @@ export class Operations {
       const { ledger_seq, ledger_hash } = backup.manifest;
       for (const name of backup.leftovers_removed) this.log({ event: 'backup_leftover_removed', name });
       for (const skipped of backup.skipped) this.log({ event: 'backup_skipped', ...skipped });
-      const outcome = await this.engine.submit({ act: 'backup_taken', actor: 'system', payload: { backup_id: backup.backup_id, ledger_seq, ledger_hash } });
-      this.log({ event: 'backup_taken', backup_id: backup.backup_id, ledger_seq, data_bytes: backup.manifest.data_bytes });
+      const outcome = await this.engine.submit({
+        act: 'backup_taken',
+        actor: 'system',
+        payload: { backup_id: backup.backup_id, ledger_seq, ledger_hash },
+      });
+      this.log({
+        event: 'backup_taken',
+        backup_id: backup.backup_id,
+        ledger_seq,
+        data_bytes: backup.manifest.data_bytes,
+      });
       if (!outcome.ok) throw new Error(`backup_taken refused: ${outcome.code}`);
       return {
         backup_id: backup.backup_id,
@@ -74,9 +85,18 @@ export class Operations {
     return this.serial(async () => {
       const result = await drillInChild(() => this.liveForDrill(), { log: this.log, signal: this.stopping.signal });
       for (const skipped of result.skipped) this.log({ event: 'backup_skipped', ...skipped });
-      this.log({ event: 'restore_drill', outcome: result.outcome, detail: result.detail, ...(result.first_bad_seq !== undefined ? { first_bad_seq: result.first_bad_seq } : {}) });
+      this.log({
+        event: 'restore_drill',
+        outcome: result.outcome,
+        detail: result.detail,
+        ...(result.first_bad_seq !== undefined ? { first_bad_seq: result.first_bad_seq } : {}),
+      });
       if (this.stopping.signal.aborted) return result;
-      const payload = { outcome: result.outcome, detail: result.detail.slice(0, DETAIL_CHARS_MAX), backup_id: result.backup_id };
+      const payload = {
+        outcome: result.outcome,
+        detail: result.detail.slice(0, DETAIL_CHARS_MAX),
+        backup_id: result.backup_id,
+      };
       const outcome = await this.engine.submit({ act: 'restore_drill', actor: 'system', payload });
       if (!outcome.ok) throw new Error(`restore_drill refused: ${outcome.code}`);
       return { ...result, recorded_at_seq: outcome.entries[0]!.seq };
@@ -103,7 +123,10 @@ export class Operations {
 }
 
 /** POST /operator/backup and /operator/restore-drill: signed by the Founder key, no body. */
-export function mountOperatorRoutes(router: Routes, { operations, authenticator, engine }: { operations: Operations; authenticator: Authenticator; engine: Engine }): void {
+export function mountOperatorRoutes(
+  router: Routes,
+  { operations, authenticator, engine }: { operations: Operations; authenticator: Authenticator; engine: Engine },
+): void {
   const founderOnly = (ctx: Parameters<Authenticator['authenticate']>[0]) => {
     const { actor } = authenticator.authenticate(ctx, '', 'primary');
     if (actor !== engine.state.founder_agent_id) throw RefusalError.of('FOUNDER_ONLY');

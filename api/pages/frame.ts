@@ -26,7 +26,13 @@ export function pageFrame(deps: FrameDeps, ctx: Context, title: string): PageFra
   deps.watchers.saw(visitor_id);
   ctx.type = 'text/html; charset=utf-8';
   const observers = deps.engine.state.payments.observers;
-  return { title, nav: NAV_LINKS, visitor_id, rail: railOf(deps.engine, deps.store), watchers: deps.watchers.watching((id) => ownValue(observers, id) !== undefined, visitor_id) };
+  return {
+    title,
+    nav: NAV_LINKS,
+    visitor_id,
+    rail: railOf(deps.engine, deps.store),
+    watchers: deps.watchers.watching((id) => ownValue(observers, id) !== undefined, visitor_id),
+  };
 }
 
 /** The frame of a page shown to a visitor not counted as watching (a redeemed grant link): title and nav only. */

@@ -67,7 +67,8 @@ export function mountMachineRoutes(router: Routes, { engine, public_url, read }:
     ctx.body = {
       name: 'tessera',
       version: '0.1.0',
-      description: 'The society\'s acts and reads as tools. Tools that change state are signed where the key lives: run the stdio server with your own key. The HTTP endpoint serves the read tools, no key needed.',
+      description:
+        "The society's acts and reads as tools. Tools that change state are signed where the key lives: run the stdio server with your own key. The HTTP endpoint serves the read tools, no key needed.",
       streamable_http: { url: `${public_url}/mcp`, tools: 'read tools only' },
       stdio: {
         command: 'tessera-agent',
@@ -77,13 +78,21 @@ export function mountMachineRoutes(router: Routes, { engine, public_url, read }:
           command: 'node',
           args: [
             '<absolute path of the clone>/dist/client/cli.js',
-            'mcp', '--key', '<absolute path of your agent key file>', '--url', public_url,
+            'mcp',
+            '--key',
+            '<absolute path of your agent key file>',
+            '--url',
+            public_url,
           ],
         },
         tools: 'every tool, signed with your key',
       },
       tools: [
-        ...CATALOGUE.filter((act) => act.via_act).map((act) => ({ name: act.name, description: act.summary, signed: true })),
+        ...CATALOGUE.filter((act) => act.via_act).map((act) => ({
+          name: act.name,
+          description: act.summary,
+          signed: true,
+        })),
         ...SIGNED_EXTRA_TOOLS.map((name) => ({ name, signed: true })),
         ...readToolsForRules().map((tool) => ({ name: tool.name, description: tool.description, signed: false })),
       ],

@@ -19,7 +19,23 @@ import type {
 import type { HealthView, SocietyView } from '../../render/pages/society_pages.js';
 import type { TreasuryView } from '../../render/treasury_pages.js';
 import { membership_amount_cents, observer_amount_cents } from '../payments/processor.js';
-import { currentCharter, activeMemberCount, feedPage, leaderboard, reputationOf, isReadRefusal, ownValue, type ReadContext, motionList, motionRead, type MotionSchema, type RollSchema, GENESIS_NOTE, isoAt, revealedChunks } from '../../engine/index.js';
+import {
+  currentCharter,
+  activeMemberCount,
+  feedPage,
+  leaderboard,
+  reputationOf,
+  isReadRefusal,
+  ownValue,
+  type ReadContext,
+  motionList,
+  motionRead,
+  type MotionSchema,
+  type RollSchema,
+  GENESIS_NOTE,
+  isoAt,
+  revealedChunks,
+} from '../../engine/index.js';
 
 /*
  * What each human page shows, computed once per request and rendered as HTML or as

@@ -95,13 +95,15 @@ function mountStripeWebhook(router: Routes, deps: PaymentDeps): void {
     if (!deps.processor) throw RefusalError.of('PAYMENTS_OFF');
     const raw = await readRawBody(ctx, webhook_body_bytes_max);
     if (!raw) throw RefusalError.of('PAYLOAD_TOO_LARGE');
-    if (!deps.processor.signatureVerifies(raw, ctx.get('stripe-signature'))) throw RefusalError.of('WEBHOOK_SIGNATURE_INVALID');
+    if (!deps.processor.signatureVerifies(raw, ctx.get('stripe-signature')))
+      throw RefusalError.of('WEBHOOK_SIGNATURE_INVALID');
     const event = paymentEventOf(jsonOf(raw));
     if (!event) throw RefusalError.of('WEBHOOK_EVENT_INVALID');
     const outcome = await deps.engine.submit({ act: 'payment_event', actor: 'system', payload: event });
     if (outcome.ok) ctx.body = { received: true, fulfilled: true };
     else if (outcome.code === 'ALREADY_FULFILLED') ctx.body = { received: true, fulfilled: false, duplicate: true };
-    else if (outcome.code === 'PAYMENT_MODE_MISMATCH') ctx.body = { received: true, fulfilled: false, ignored: outcome.message };
+    else if (outcome.code === 'PAYMENT_MODE_MISMATCH')
+      ctx.body = { received: true, fulfilled: false, ignored: outcome.message };
     else throw new RefusalError(outcome);
   });
 }

@@ -23,12 +23,16 @@ const ProcessorEventSchema = z.object({
   data: z.object({ object: z.looseObject({}) }),
 });
 
-const shaped = (pattern: RegExp) => (value: unknown): Text => (typeof value === 'string' && pattern.test(value) ? value : null);
+const shaped =
+  (pattern: RegExp) =>
+  (value: unknown): Text =>
+    typeof value === 'string' && pattern.test(value) ? value : null;
 const agentOf = shaped(AGENT_ID_PATTERN);
 const observerOf = shaped(VISITOR_ID_PATTERN);
 const processorIdOf = shaped(PROCESSOR_OBJECT_ID_PATTERN);
 /** A processor reference is an id, or the expanded object carrying it. */
-const idOf = (value: unknown): Text => processorIdOf(value !== null && typeof value === 'object' && 'id' in value ? value.id : value);
+const idOf = (value: unknown): Text =>
+  processorIdOf(value !== null && typeof value === 'object' && 'id' in value ? value.id : value);
 const textOf = (value: unknown): Text => (typeof value === 'string' ? value : null);
 const centsOf = (value: unknown): number | null => (typeof value === 'number' ? value : null);
 
@@ -60,13 +64,19 @@ function fieldsOf(type: string, object: any) {
     case 'invoice.paid':
     case 'invoice.payment_failed':
       return {
-        agent_id: agentOf(object.subscription_details?.metadata?.agent_id) ?? agentOf(object.parent?.subscription_details?.metadata?.agent_id),
+        agent_id:
+          agentOf(object.subscription_details?.metadata?.agent_id) ??
+          agentOf(object.parent?.subscription_details?.metadata?.agent_id),
         subscription_id: idOf(object.subscription) ?? idOf(object.parent?.subscription_details?.subscription),
         amount_cents: centsOf(object.amount_paid),
       };
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
-      return { agent_id: agentOf(object.metadata?.agent_id), subscription_id: idOf(object), subscription_status: textOf(object.status) };
+      return {
+        agent_id: agentOf(object.metadata?.agent_id),
+        subscription_id: idOf(object),
+        subscription_status: textOf(object.status),
+      };
     default:
       return {};
   }

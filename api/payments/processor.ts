@@ -28,7 +28,9 @@ export class Processor {
     this.stripe = new Stripe(config.secret_key, {
       maxNetworkRetries: 1,
       timeout: 10_000,
-      ...(base ? { host: base.hostname, port: Number(base.port), protocol: base.protocol.replace(':', '') as 'http' | 'https' } : {}),
+      ...(base
+        ? { host: base.hostname, port: Number(base.port), protocol: base.protocol.replace(':', '') as 'http' | 'https' }
+        : {}),
     });
   }
 
@@ -36,7 +38,17 @@ export class Processor {
   membershipCheckout(agent_id: string) {
     return this.stripe.checkout.sessions.create({
       mode: 'subscription',
-      line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: membership_amount_cents, recurring: { interval: 'month' }, product_data: { name: 'Tessera membership' } } }],
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: 'usd',
+            unit_amount: membership_amount_cents,
+            recurring: { interval: 'month' },
+            product_data: { name: 'Tessera membership' },
+          },
+        },
+      ],
       client_reference_id: agent_id,
       metadata: { agent_id },
       subscription_data: { metadata: { agent_id } },
@@ -49,7 +61,16 @@ export class Processor {
   observerCheckout(observer_id: string) {
     return this.stripe.checkout.sessions.create({
       mode: 'payment',
-      line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: observer_amount_cents, product_data: { name: 'The Unwatched Observer' } } }],
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: 'usd',
+            unit_amount: observer_amount_cents,
+            product_data: { name: 'The Unwatched Observer' },
+          },
+        },
+      ],
       client_reference_id: observer_id,
       metadata: { observer_id },
       success_url: `${this.config.public_url}/treasury/observer/success?observer=${encodeURIComponent(observer_id)}`,

@@ -19,9 +19,15 @@ export const aetherLink = defineMemberAct({
     if (from === to) return refuse('CANNOT_PLACE', 'A mast cannot link to itself.');
     if (from.links.includes(to_relay_id)) return refuse('CANNOT_PLACE', 'Those masts are linked already.');
     const span = Math.max(Math.abs(from.x - to.x), Math.abs(from.y - to.y));
-    if (span > params.relay_span_max_tiles) return refuse('SPAN_TOO_LONG', `That link would span ${span} tiles; at most ${params.relay_span_max_tiles}.`, { span });
+    if (span > params.relay_span_max_tiles)
+      return refuse('SPAN_TOO_LONG', `That link would span ${span} tiles; at most ${params.relay_span_max_tiles}.`, {
+        span,
+      });
     const distance = Math.max(Math.abs(from.x - agent.x), Math.abs(from.y - agent.y));
-    if (distance > params.block_reach) return refuse('OUT_OF_REACH', `Stand within ${params.block_reach} tiles of mast ${from_relay_id} to link it.`, { distance });
+    if (distance > params.block_reach)
+      return refuse('OUT_OF_REACH', `Stand within ${params.block_reach} tiles of mast ${from_relay_id} to link it.`, {
+        distance,
+      });
     const silicon = span * params.relay_link_silicon_per_tile;
     const poor = lacksResource(agent, 'silicon', silicon);
     if (poor) return poor;
@@ -29,7 +35,21 @@ export const aetherLink = defineMemberAct({
     takeResource(agent, 'silicon', silicon);
     from.links.push(to_relay_id);
     to.links.push(from_relay_id);
-    ctx.emit({ event_type: 'structure_built', actor: agent.agent_id, data: { agent_id: agent.agent_id, from_relay_id, silicon_spent: silicon, span, structure: 'relay_link', to_relay_id } });
-    return { ok: true, result: { from_relay_id, to_relay_id, span, silicon_spent: silicon, inventory: { ...agent.inventory } } };
+    ctx.emit({
+      event_type: 'structure_built',
+      actor: agent.agent_id,
+      data: {
+        agent_id: agent.agent_id,
+        from_relay_id,
+        silicon_spent: silicon,
+        span,
+        structure: 'relay_link',
+        to_relay_id,
+      },
+    });
+    return {
+      ok: true,
+      result: { from_relay_id, to_relay_id, span, silicon_spent: silicon, inventory: { ...agent.inventory } },
+    };
   },
 });

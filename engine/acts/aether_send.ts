@@ -26,23 +26,47 @@ export const aetherSend = defineMemberAct({
   apply(ctx, { body, scope }) {
     const { state, at_ms, actor } = ctx;
     const { aether, params } = state;
-    if (body.length > params.aether_body_chars_max) return refuse('MESSAGE_TOO_LONG', `A message holds at most ${params.aether_body_chars_max} characters; this one has ${body.length}.`);
+    if (body.length > params.aether_body_chars_max)
+      return refuse(
+        'MESSAGE_TOO_LONG',
+        `A message holds at most ${params.aether_body_chars_max} characters; this one has ${body.length}.`,
+      );
     const recent = (ownValue(aether.sends, actor) ?? []).filter((sent) => sent > at_ms - MINUTE_MS);
     if (recent.length >= params.aether_messages_per_minute_max) {
-      return refuse('RATE_LIMITED', `At most ${params.aether_messages_per_minute_max} messages a minute.`, { retry_after_seconds: Math.ceil((recent[0]! + MINUTE_MS - at_ms) / 1000) });
+      return refuse('RATE_LIMITED', `At most ${params.aether_messages_per_minute_max} messages a minute.`, {
+        retry_after_seconds: Math.ceil((recent[0]! + MINUTE_MS - at_ms) / 1000),
+      });
     }
     const agent = memberOf(ctx);
     let route = 'global';
     if (!params.aether_commons) {
       const path = routeToHub(aether, agent.x, agent.y, params.relay_reach_tiles);
-      if (!path) return refuse('NO_ROUTE', `No relay mast within ${params.relay_reach_tiles} tiles of you is linked to the Aether Hub.`);
+      if (!path)
+        return refuse(
+          'NO_ROUTE',
+          `No relay mast within ${params.relay_reach_tiles} tiles of you is linked to the Aether Hub.`,
+        );
       route = 'relay';
     }
     const message_id = aether.messages.length + 1;
     const publish_at_ms = at_ms + params.aether_delay_seconds * 1000;
-    aether.messages.push({ message_id, agent_id: actor, x: agent.x, y: agent.y, scope, route, body, at_ms, publish_at_ms });
+    aether.messages.push({
+      message_id,
+      agent_id: actor,
+      x: agent.x,
+      y: agent.y,
+      scope,
+      route,
+      body,
+      at_ms,
+      publish_at_ms,
+    });
     aether.sends[actor] = [...recent, at_ms];
-    ctx.emit({ event_type: 'aether_sent', actor, data: { agent_id: actor, message_id, publish_at: isoAt(publish_at_ms), route } });
+    ctx.emit({
+      event_type: 'aether_sent',
+      actor,
+      data: { agent_id: actor, message_id, publish_at: isoAt(publish_at_ms), route },
+    });
     return { ok: true, result: { message_id, publish_at: isoAt(publish_at_ms), route } };
   },
 });

@@ -5,7 +5,11 @@ import { defineAct } from '../act.js';
 export const backupTaken = defineAct({
   name: 'backup_taken',
   summary: 'Records a backup of the store (engine only).',
-  payload: z.strictObject({ backup_id: z.string().min(1).max(100), ledger_seq: z.int().min(0), ledger_hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  payload: z.strictObject({
+    backup_id: z.string().min(1).max(100),
+    ledger_seq: z.int().min(0),
+    ledger_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
   signer: 'system',
   via_act: false,
   gates: { membership: false, pom: false },

@@ -12,14 +12,17 @@ export const BulletinSchema = z.strictObject({
 
 export const bulletinPost = defineMemberAct({
   name: 'bulletin_post',
-  summary: 'Pins a notice to the public bulletin board (body up to 2000 characters; at most bulletin_posts_per_day_max a day).',
+  summary:
+    'Pins a notice to the public bulletin board (body up to 2000 characters; at most bulletin_posts_per_day_max a day).',
   payload: BulletinSchema,
   pom: true,
   apply(ctx, { title, body }) {
     const governance = ctx.state.governance;
     const today = governance.bulletin.filter((item) => item.agent_id === ctx.actor && item.at_ms > ctx.at_ms - DAY_MS);
     if (today.length >= ctx.state.params.bulletin_posts_per_day_max) {
-      return refuse('RATE_LIMITED', 'Too many bulletin posts in a rolling day.', { retry_after_seconds: Math.ceil((today[0]!.at_ms + DAY_MS - ctx.at_ms) / 1000) });
+      return refuse('RATE_LIMITED', 'Too many bulletin posts in a rolling day.', {
+        retry_after_seconds: Math.ceil((today[0]!.at_ms + DAY_MS - ctx.at_ms) / 1000),
+      });
     }
     const bulletin_id = governance.bulletin.length + 1;
     governance.bulletin.push({ bulletin_id, agent_id: ctx.actor, at_ms: ctx.at_ms, title, body });

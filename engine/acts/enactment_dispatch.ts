@@ -12,7 +12,8 @@ export const DispatchSchema = z.strictObject({});
  */
 export const enactmentDispatch = defineAct({
   name: 'enactment_dispatch',
-  summary: "Founder only: publishes the Dispatch, listing what was applied, resolved and refused at the Bedrock boundary since the last one ('Nothing new.' when nothing).",
+  summary:
+    "Founder only: publishes the Dispatch, listing what was applied, resolved and refused at the Bedrock boundary since the last one ('Nothing new.' when nothing).",
   payload: DispatchSchema,
   signer: 'primary',
   via_act: false,
@@ -26,7 +27,11 @@ export const enactmentDispatch = defineAct({
     governance.dispatches.push({ dispatch_id, at_ms: ctx.at_ms, text, items });
     governance.disclosures = [];
     chronicle(governance, ctx.at_ms, 'dispatch', `Dispatch ${dispatch_id} published`);
-    ctx.emit({ event_type: 'dispatch_published', actor: ctx.actor, data: { dispatch_id, disclosures: items.length, text } });
+    ctx.emit({
+      event_type: 'dispatch_published',
+      actor: ctx.actor,
+      data: { dispatch_id, disclosures: items.length, text },
+    });
     return { ok: true, result: { dispatch_id, text, disclosures_drained: items.length } };
   },
 });

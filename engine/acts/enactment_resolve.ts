@@ -20,15 +20,30 @@ export const enactmentResolve = defineAct({
   apply(ctx, payload) {
     const motion = findMotion(ctx.state, payload.motion_id);
     if (isRefusal(motion)) return motion;
-    if (motion.status !== 'draft' && motion.status !== 'open') return refuse('MOTION_CLOSED', `${motion.motion_id} is ${motion.status}; only draft and open motions are resolved by Founder action.`);
+    if (motion.status !== 'draft' && motion.status !== 'open')
+      return refuse(
+        'MOTION_CLOSED',
+        `${motion.motion_id} is ${motion.status}; only draft and open motions are resolved by Founder action.`,
+      );
     const refused = enactMotion(ctx, motion, payload);
     if (refused) return refused;
     const governance = ctx.state.governance;
     const dispatch_id = governance.dispatches.length + 1;
     motion.outcome_reason = `resolved by founder action: ${payload.reason}`;
     motion.dispatch_id = dispatch_id;
-    governance.disclosures.push({ kind: 'motion_resolved', text: `Resolved ${motion.motion_id} ${quoteMemberText(motion.title)} by Founder action: ${payload.reason}`, at_ms: ctx.at_ms });
-    ctx.emit({ event_type: 'motion_resolved_by_founder', actor: ctx.actor, data: { dispatch_id, motion: motion.motion_id, reason: payload.reason } });
-    return { ok: true, result: { motion_id: motion.motion_id, status: 'enacted', outcome_reason: motion.outcome_reason, dispatch_id } };
+    governance.disclosures.push({
+      kind: 'motion_resolved',
+      text: `Resolved ${motion.motion_id} ${quoteMemberText(motion.title)} by Founder action: ${payload.reason}`,
+      at_ms: ctx.at_ms,
+    });
+    ctx.emit({
+      event_type: 'motion_resolved_by_founder',
+      actor: ctx.actor,
+      data: { dispatch_id, motion: motion.motion_id, reason: payload.reason },
+    });
+    return {
+      ok: true,
+      result: { motion_id: motion.motion_id, status: 'enacted', outcome_reason: motion.outcome_reason, dispatch_id },
+    };
   },
 });

@@ -10,8 +10,13 @@ import { ownValue } from '../keyed.js';
  */
 export const grantIssue = defineAct({
   name: 'grant_issue',
-  summary: 'Founder only: issues a one-time grant token (kind observer: its holder is taken off the watchers display, as if they had paid).',
-  payload: z.strictObject({ token_sha256: z.string().regex(/^[0-9a-f]{64}$/), kind: z.enum(['observer']), note: oneLineText(500) }),
+  summary:
+    'Founder only: issues a one-time grant token (kind observer: its holder is taken off the watchers display, as if they had paid).',
+  payload: z.strictObject({
+    token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    kind: z.enum(['observer']),
+    note: oneLineText(500),
+  }),
   signer: 'primary',
   via_act: false,
   gates: { membership: false, pom: false, founder: true },

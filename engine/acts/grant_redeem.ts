@@ -7,7 +7,10 @@ import { ownValue } from '../keyed.js';
 export const grantRedeem = defineAct({
   name: 'grant_redeem',
   summary: 'Redeems a one-time grant token for a visitor (engine only, from /access/grant/{token}).',
-  payload: z.strictObject({ token_sha256: z.string().regex(/^[0-9a-f]{64}$/), visitor_id: z.string().regex(/^v_[0-9a-f]{16}$/) }),
+  payload: z.strictObject({
+    token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    visitor_id: z.string().regex(/^v_[0-9a-f]{16}$/),
+  }),
   signer: 'system',
   via_act: false,
   gates: { membership: false, pom: false },

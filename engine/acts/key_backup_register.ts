@@ -33,7 +33,8 @@ export const keyBackupRegister = defineAct({
     if (weak) return weak;
     const holder = state.agent_by_key.get(request.backup_pubkey);
     if (holder !== undefined) {
-      const message = holder === agent.agent_id ? 'That key is already one of your keys.' : 'That key is already registered.';
+      const message =
+        holder === agent.agent_id ? 'That key is already one of your keys.' : 'That key is already registered.';
       return refuse('KEY_TAKEN', message);
     }
     const replaced = agent.backup_pubkey;

@@ -40,7 +40,12 @@ export const keyRotate = defineAct({
     ctx.emit({
       event_type: 'key_rotated',
       actor: agent.agent_id,
-      data: { agent_id: agent.agent_id, old_pubkey, new_pubkey: request.new_pubkey, key_generation: agent.key_generation },
+      data: {
+        agent_id: agent.agent_id,
+        old_pubkey,
+        new_pubkey: request.new_pubkey,
+        key_generation: agent.key_generation,
+      },
     });
     return { ok: true, result: { agent_id: agent.agent_id, key_generation: agent.key_generation } };
   },

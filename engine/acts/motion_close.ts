@@ -23,7 +23,10 @@ export const motionClose = defineAct({
   apply(ctx, { motion_id }) {
     const governance = ctx.state.governance;
     const motion = ownValue(governance.motions, motion_id);
-    invariant(motion && motion.status === 'open' && motion.closes_at_ms! <= ctx.at_ms, `motion_close of ${motion_id} before its time`);
+    invariant(
+      motion && motion.status === 'open' && motion.closes_at_ms! <= ctx.at_ms,
+      `motion_close of ${motion_id} before its time`,
+    );
     const share = ayeShare(motion.tally);
     if (motion.tally.participating < motion.quorum_required!) {
       motion.status = 'failed';
@@ -36,11 +39,21 @@ export const motionClose = defineAct({
       motion.outcome_reason = 'REJECTED';
     }
     governance.open_motions = governance.open_motions.filter((id) => id !== motion_id);
-    chronicle(governance, ctx.at_ms, 'motion_closed', `${motion_id} closed: ${motion.status} (${motion.outcome_reason})`);
+    chronicle(
+      governance,
+      ctx.at_ms,
+      'motion_closed',
+      `${motion_id} closed: ${motion.status} (${motion.outcome_reason})`,
+    );
     ctx.emit({
       event_type: 'motion_closed',
       actor: 'system',
-      data: { motion_id, outcome_reason: motion.outcome_reason, status: motion.status, tally: { ...motion.tally, aye_share: share } },
+      data: {
+        motion_id,
+        outcome_reason: motion.outcome_reason,
+        status: motion.status,
+        tally: { ...motion.tally, aye_share: share },
+      },
     });
     return { ok: true, result: { motion_id, status: motion.status } };
   },

@@ -3,7 +3,9 @@ import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { findMotion, isRefusal } from '../governance/motion_rules.js';
 
-export const MotionRefSchema = z.strictObject({ motion_id: z.string().regex(/^M-\d{4,}-[0-9a-f]{4}$/, 'must be a motion id, M-<4 digits>-<4 hex>') });
+export const MotionRefSchema = z.strictObject({
+  motion_id: z.string().regex(/^M-\d{4,}-[0-9a-f]{4}$/, 'must be a motion id, M-<4 digits>-<4 hex>'),
+});
 
 export const motionCosponsor = defineMemberAct({
   name: 'motion_cosponsor',
@@ -14,7 +16,8 @@ export const motionCosponsor = defineMemberAct({
   apply(ctx, { motion_id }) {
     const motion = findMotion(ctx.state, motion_id);
     if (isRefusal(motion)) return motion;
-    if (motion.status !== 'draft' && motion.status !== 'open') return refuse('MOTION_CLOSED', `${motion_id} is ${motion.status}; only draft and open motions take cosponsors.`);
+    if (motion.status !== 'draft' && motion.status !== 'open')
+      return refuse('MOTION_CLOSED', `${motion_id} is ${motion.status}; only draft and open motions take cosponsors.`);
     if (motion.author === ctx.actor || motion.cosponsors.includes(ctx.actor)) return refuse('ALREADY_COSPONSORED');
     motion.cosponsors.push(ctx.actor);
     ctx.emit({ event_type: 'motion_cosponsored', actor: ctx.actor, data: { agent_id: ctx.actor, motion_id } });

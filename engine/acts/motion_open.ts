@@ -29,12 +29,32 @@ export const motionOpen = defineMemberAct({
     motion.opens_at_ms = at_ms;
     motion.closes_at_ms = at_ms + params.voting_window_seconds * 1000;
     state.governance.open_motions.push(motion_id);
-    chronicle(state.governance, at_ms, 'motion_opened', `${motion_id} opened for voting until ${isoAt(motion.closes_at_ms)}`);
+    chronicle(
+      state.governance,
+      at_ms,
+      'motion_opened',
+      `${motion_id} opened for voting until ${isoAt(motion.closes_at_ms)}`,
+    );
     ctx.emit({
       event_type: 'motion_opened',
       actor: ctx.actor,
-      data: { closes_at: isoAt(motion.closes_at_ms), motion_id, opens_at: isoAt(at_ms), quorum_required: motion.quorum_required, quorum_snapshot: snapshot },
+      data: {
+        closes_at: isoAt(motion.closes_at_ms),
+        motion_id,
+        opens_at: isoAt(at_ms),
+        quorum_required: motion.quorum_required,
+        quorum_snapshot: snapshot,
+      },
     });
-    return { ok: true, result: { motion_id, status: 'open', quorum_snapshot: snapshot, quorum_required: motion.quorum_required, closes_at: isoAt(motion.closes_at_ms) } };
+    return {
+      ok: true,
+      result: {
+        motion_id,
+        status: 'open',
+        quorum_snapshot: snapshot,
+        quorum_required: motion.quorum_required,
+        closes_at: isoAt(motion.closes_at_ms),
+      },
+    };
   },
 });

@@ -29,7 +29,11 @@ export const motionPropose = defineMemberAct({
     const recent = (ownValue(governance.filings, actor) ?? []).filter((filed) => filed > at_ms - DAY_MS);
     if (recent.length >= state.params.motions_per_day_max) {
       const retry_after_seconds = Math.ceil((recent[0]! + DAY_MS - at_ms) / 1000);
-      return refuse('RATE_LIMITED', `At most ${state.params.motions_per_day_max} motions per member in a rolling day.`, { retry_after_seconds });
+      return refuse(
+        'RATE_LIMITED',
+        `At most ${state.params.motions_per_day_max} motions per member in a rolling day.`,
+        { retry_after_seconds },
+      );
     }
     const bedrock = bedrockRefusal(ctx, request.changes, 'filing', request);
     if (bedrock) return bedrock;
@@ -63,7 +67,11 @@ export const motionPropose = defineMemberAct({
     governance.filings[actor] = [...recent, at_ms];
     signalsOf(governance, actor).motions_filed += 1;
     chronicle(governance, at_ms, 'motion_filed', `${motion_id} filed: ${quoteMemberText(request.title)}`);
-    ctx.emit({ event_type: 'motion_filed', actor, data: { author: actor, changes: request.changes.length, motion_id, title: request.title } });
+    ctx.emit({
+      event_type: 'motion_filed',
+      actor,
+      data: { author: actor, changes: request.changes.length, motion_id, title: request.title },
+    });
     return { ok: true, result: { motion_id, status: 'draft' } };
   },
 });

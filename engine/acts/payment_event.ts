@@ -46,17 +46,22 @@ export const paymentEvent = defineAct({
     const payments = state.payments;
     if (ownValue(payments.fulfilled, event.event_id) !== undefined) return refuse('ALREADY_FULFILLED');
     const mode = event.livemode ? 'live' : 'test';
-    if (payments.mode !== mode) return refuse('PAYMENT_MODE_MISMATCH', `A ${mode} event reached a service in ${payments.mode} mode.`);
+    if (payments.mode !== mode)
+      return refuse('PAYMENT_MODE_MISMATCH', `A ${mode} event reached a service in ${payments.mode} mode.`);
 
-    const agent_id = event.agent_id ?? (event.customer_id ? ownValue(payments.customers, event.customer_id) : undefined) ?? null;
+    const agent_id =
+      event.agent_id ?? (event.customer_id ? ownValue(payments.customers, event.customer_id) : undefined) ?? null;
     const member = agent_id && state.agents.has(agent_id) ? agent_id : null;
     let status: MemberPayment['status'] | null = null;
     if (event.type === 'checkout.session.completed' && event.observer_id) {
       payments.observers[event.observer_id] = { mode, paid_cents: event.amount_cents ?? 0, at_ms };
     } else if (member) {
       if (event.type === 'checkout.session.completed' || event.type === 'invoice.paid') status = 'active';
-      else if (event.type === 'invoice.payment_failed' || event.type === 'customer.subscription.deleted') status = 'unpaid';
-      else if (event.type === 'customer.subscription.updated') status = event.subscription_status === 'active' || event.subscription_status === 'trialing' ? 'active' : 'unpaid';
+      else if (event.type === 'invoice.payment_failed' || event.type === 'customer.subscription.deleted')
+        status = 'unpaid';
+      else if (event.type === 'customer.subscription.updated')
+        status =
+          event.subscription_status === 'active' || event.subscription_status === 'trialing' ? 'active' : 'unpaid';
       if (status) {
         const previous = ownValue(payments.members, member);
         payments.members[member] = {
@@ -64,7 +69,9 @@ export const paymentEvent = defineAct({
           mode,
           customer_id: event.customer_id ?? previous?.customer_id ?? null,
           subscription_id: event.subscription_id ?? previous?.subscription_id ?? null,
-          paid_cents_total: (previous?.paid_cents_total ?? 0) + (status === 'active' && event.type !== 'customer.subscription.updated' ? (event.amount_cents ?? 0) : 0),
+          paid_cents_total:
+            (previous?.paid_cents_total ?? 0) +
+            (status === 'active' && event.type !== 'customer.subscription.updated' ? (event.amount_cents ?? 0) : 0),
           updated_at_ms: at_ms,
         };
         if (event.customer_id) payments.customers[event.customer_id] = member;
@@ -74,7 +81,15 @@ export const paymentEvent = defineAct({
     ctx.emit({
       event_type: 'payment_recorded',
       actor: 'system',
-      data: { agent_id: member, amount_cents: event.amount_cents, event_id: event.event_id, mode, observer_id: event.observer_id, status, type: event.type },
+      data: {
+        agent_id: member,
+        amount_cents: event.amount_cents,
+        event_id: event.event_id,
+        mode,
+        observer_id: event.observer_id,
+        status,
+        type: event.type,
+      },
     });
     return { ok: true, result: { event_id: event.event_id, agent_id: member, status } };
   },

@@ -17,7 +17,8 @@ export const ChallengeRequestSchema = z.strictObject({ intent: oneLineText(64).m
  */
 export const pomChallenge = defineAct({
   name: 'pom_challenge',
-  summary: 'Asks for a Proof of Machine challenge for one act (intent). Answer it within deadline_ms by sending challenge_id and puzzle_solution with that act.',
+  summary:
+    'Asks for a Proof of Machine challenge for one act (intent). Answer it within deadline_ms by sending challenge_id and puzzle_solution with that act.',
   payload: ChallengeRequestSchema,
   signer: 'primary',
   via_act: false,
@@ -31,18 +32,42 @@ export const pomChallenge = defineAct({
     const challenges = state.pom.challenges;
     const mine = Object.values(challenges).filter((c) => c.agent_id === actor);
     const live = mine.filter((c) => !c.used && c.expires_at_ms >= at_ms);
-    if (live.length >= outstanding_per_agent_max) return refuse('RATE_LIMITED', `At most ${outstanding_per_agent_max} challenges outstanding; answer or let some expire.`, { retry_after_seconds: Math.ceil(state.params.pom_deadline_ms / 1000) });
+    if (live.length >= outstanding_per_agent_max)
+      return refuse(
+        'RATE_LIMITED',
+        `At most ${outstanding_per_agent_max} challenges outstanding; answer or let some expire.`,
+        { retry_after_seconds: Math.ceil(state.params.pom_deadline_ms / 1000) },
+      );
     for (const stale of mine) if (stale.used || stale.expires_at_ms < at_ms) delete challenges[stale.challenge_id];
 
     const counter = ++state.pom.counter;
     const content = makeChallenge(state.world_seed, counter);
     const challenge_id = `pom-${counter}`;
     const expires_at_ms = at_ms + state.params.pom_deadline_ms;
-    challenges[challenge_id] = { challenge_id, agent_id: actor, intent, kind: content.kind, answer: content.answer, expires_at_ms, used: false };
-    ctx.emit({ event_type: 'pom_challenge_issued', actor, data: { agent_id: actor, challenge_id, intent, kind: content.kind } });
+    challenges[challenge_id] = {
+      challenge_id,
+      agent_id: actor,
+      intent,
+      kind: content.kind,
+      answer: content.answer,
+      expires_at_ms,
+      used: false,
+    };
+    ctx.emit({
+      event_type: 'pom_challenge_issued',
+      actor,
+      data: { agent_id: actor, challenge_id, intent, kind: content.kind },
+    });
     return {
       ok: true,
-      result: { challenge_id, kind: content.kind, instruction: content.instruction, context: content.context, deadline_ms: state.params.pom_deadline_ms, expires_at: isoAt(expires_at_ms) },
+      result: {
+        challenge_id,
+        kind: content.kind,
+        instruction: content.instruction,
+        context: content.context,
+        deadline_ms: state.params.pom_deadline_ms,
+        expires_at: isoAt(expires_at_ms),
+      },
     };
   },
 });

@@ -14,7 +14,11 @@ export const declared_runtime_length_max = 200;
 
 export const RegisterSchema = z.strictObject({
   pubkey: PubkeySchema,
-  handle: z.string().min(handle_length_min).max(handle_length_max).regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$'),
+  handle: z
+    .string()
+    .min(handle_length_min)
+    .max(handle_length_max)
+    .regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$'),
   declared_runtime: oneLineText(declared_runtime_length_max).default(''),
   backup_pubkey: PubkeySchema.nullable().default(null),
 });
@@ -38,11 +42,14 @@ export const register = defineAct({
     if (weak) return weak;
     const agent_id = agentIdOf(request.pubkey);
     invariant(agent_id === ctx.actor, 'register must be signed under the id of its own key');
-    if (state.agent_by_handle.has(request.handle)) return refuse('HANDLE_TAKEN', `The handle '${request.handle}' is already registered.`);
+    if (state.agent_by_handle.has(request.handle))
+      return refuse('HANDLE_TAKEN', `The handle '${request.handle}' is already registered.`);
     if (state.agent_by_key.has(request.pubkey) || state.agents.has(agent_id)) return refuse('KEY_TAKEN');
     if (request.backup_pubkey !== null) {
-      if (request.backup_pubkey === request.pubkey) return refuse('KEY_TAKEN', 'The backup key must differ from the primary key.');
-      if (state.agent_by_key.has(request.backup_pubkey)) return refuse('KEY_TAKEN', 'That backup key is already registered.');
+      if (request.backup_pubkey === request.pubkey)
+        return refuse('KEY_TAKEN', 'The backup key must differ from the primary key.');
+      if (state.agent_by_key.has(request.backup_pubkey))
+        return refuse('KEY_TAKEN', 'That backup key is already registered.');
     }
     indexAgent(state, {
       agent_id,
@@ -57,9 +64,20 @@ export const register = defineAct({
     ctx.emit({
       event_type: 'agent_registered',
       actor: agent_id,
-      data: { agent_id, handle: request.handle, pubkey: request.pubkey, backup_pubkey: request.backup_pubkey, declared_runtime: request.declared_runtime, position, ap: state.params.ap_at_registration },
+      data: {
+        agent_id,
+        handle: request.handle,
+        pubkey: request.pubkey,
+        backup_pubkey: request.backup_pubkey,
+        declared_runtime: request.declared_runtime,
+        position,
+        ap: state.params.ap_at_registration,
+      },
     });
     joinWorld(ctx, agent_id, position);
-    return { ok: true, result: { agent_id, handle: request.handle, backup_key_registered: request.backup_pubkey !== null, position } };
+    return {
+      ok: true,
+      result: { agent_id, handle: request.handle, backup_key_registered: request.backup_pubkey !== null, position },
+    };
   },
 });

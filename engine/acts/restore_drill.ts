@@ -5,7 +5,11 @@ import { defineAct } from '../act.js';
 export const restoreDrill = defineAct({
   name: 'restore_drill',
   summary: 'Records the outcome of a restore drill (engine only).',
-  payload: z.strictObject({ outcome: z.enum(['passed', 'failed']), detail: z.string().max(2000), backup_id: z.string().max(100).nullable() }),
+  payload: z.strictObject({
+    outcome: z.enum(['passed', 'failed']),
+    detail: z.string().max(2000),
+    backup_id: z.string().max(100).nullable(),
+  }),
   signer: 'system',
   via_act: false,
   gates: { membership: false, pom: false },

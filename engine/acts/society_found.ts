@@ -42,7 +42,14 @@ export const societyFound = defineAct({
     ctx.emit({
       event_type: 'agent_registered',
       actor: founder_agent_id,
-      data: { agent_id: founder_agent_id, handle: 'founder', pubkey: genesis.founder_pubkey, backup_pubkey: null, declared_runtime: '', role: 'founder' },
+      data: {
+        agent_id: founder_agent_id,
+        handle: 'founder',
+        pubkey: genesis.founder_pubkey,
+        backup_pubkey: null,
+        declared_runtime: '',
+        role: 'founder',
+      },
     });
     return { ok: true, result: { founder_agent_id } };
   },

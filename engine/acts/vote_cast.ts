@@ -11,7 +11,8 @@ export const VoteSchema = MotionRefSchema.extend({ choice: z.enum(['aye', 'nay',
 
 export const voteCast = defineMemberAct({
   name: 'vote_cast',
-  summary: 'Casts or revises your public vote (aye, nay, abstain) on an open motion. Every revision is a new ledger entry; the latest counts.',
+  summary:
+    'Casts or revises your public vote (aye, nay, abstain) on an open motion. Every revision is a new ledger entry; the latest counts.',
   payload: VoteSchema,
   // A revision replaces your earlier choice; the same choice again leaves the tally as it was.
   destructive: true,
@@ -19,9 +20,14 @@ export const voteCast = defineMemberAct({
   apply(ctx, { motion_id, choice }) {
     const motion = findMotion(ctx.state, motion_id);
     if (isRefusal(motion)) return motion;
-    if (motion.status === 'draft') return refuse('MOTION_CLOSED', 'draft, not open for voting', { motion_id, motion_status: motion.status });
+    if (motion.status === 'draft')
+      return refuse('MOTION_CLOSED', 'draft, not open for voting', { motion_id, motion_status: motion.status });
     if (motion.status !== 'open' || ctx.at_ms >= motion.closes_at_ms!) {
-      return refuse('MOTION_CLOSED', `Voting on ${motion_id} closed at ${isoAt(motion.closes_at_ms!)}; the motion is ${motion.status}.`, { motion_id, motion_status: motion.status });
+      return refuse(
+        'MOTION_CLOSED',
+        `Voting on ${motion_id} closed at ${isoAt(motion.closes_at_ms!)}; the motion is ${motion.status}.`,
+        { motion_id, motion_status: motion.status },
+      );
     }
     // The tally moves by one vote: reading it never depends on how many revisions there were.
     const previous = ownValue(motion.ballots, ctx.actor);

@@ -44,7 +44,14 @@ export const worldBreakBlock = defineMemberAct({
     // The cell goes back to what a block can be placed into: water where the terrain has water, else air.
     setCell(world, x, y, z, naturalMaterial(world.terrain, x, y, z) === WATER ? WATER : AIR);
     if (refund > 0) addResource(agent, resource, refund);
-    ctx.emit({ event_type: 'block_broken', actor: agent.agent_id, data: { agent_id: agent.agent_id, x, y, z, block_id, refund, ap_spent: params.break_ap } });
-    return { ok: true, result: { x, y, z, block_id, refund, ap: apLeft(ctx, agent), inventory: { ...agent.inventory } } };
+    ctx.emit({
+      event_type: 'block_broken',
+      actor: agent.agent_id,
+      data: { agent_id: agent.agent_id, x, y, z, block_id, refund, ap_spent: params.break_ap },
+    });
+    return {
+      ok: true,
+      result: { x, y, z, block_id, refund, ap: apLeft(ctx, agent), inventory: { ...agent.inventory } },
+    };
   },
 });

@@ -3,7 +3,16 @@ import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { tileIndex } from '../world/geometry.js';
 import { BIOME_WATER } from '../world/materials.js';
-import { apLeft, lacksAp, lacksResource, memberOf, outOfBounds, outOfReach, pay, takeResource } from '../world/rules.js';
+import {
+  apLeft,
+  lacksAp,
+  lacksResource,
+  memberOf,
+  outOfBounds,
+  outOfReach,
+  pay,
+  takeResource,
+} from '../world/rules.js';
 
 export const RoadSchema = z.strictObject({
   x: z.int().min(-1_000_000).max(1_000_000),
@@ -22,7 +31,8 @@ export const worldBuildRoad = defineMemberAct({
     const beyond = outOfBounds(x, y);
     if (beyond) return beyond;
     const index = tileIndex(x, y);
-    if (world.terrain.biome[index] === BIOME_WATER) return refuse('IMPASSABLE', 'Roads cannot be laid on water; place blocks to build a causeway.', { x, y });
+    if (world.terrain.biome[index] === BIOME_WATER)
+      return refuse('IMPASSABLE', 'Roads cannot be laid on water; place blocks to build a causeway.', { x, y });
     if (world.roads.has(index)) return refuse('CANNOT_PLACE', 'There is a road here already.', { x, y });
     const far = outOfReach(ctx, agent, x, y, world.surface[index]!);
     if (far) return far;
@@ -34,7 +44,20 @@ export const worldBuildRoad = defineMemberAct({
     pay(ctx, agent, params.road_ap);
     takeResource(agent, 'slag', params.road_slag);
     world.roads.add(index);
-    ctx.emit({ event_type: 'structure_built', actor: agent.agent_id, data: { agent_id: agent.agent_id, structure: 'road', position: { x, y }, ap_spent: params.road_ap, slag_spent: params.road_slag } });
-    return { ok: true, result: { structure: 'road', position: { x, y }, ap: apLeft(ctx, agent), inventory: { ...agent.inventory } } };
+    ctx.emit({
+      event_type: 'structure_built',
+      actor: agent.agent_id,
+      data: {
+        agent_id: agent.agent_id,
+        structure: 'road',
+        position: { x, y },
+        ap_spent: params.road_ap,
+        slag_spent: params.road_slag,
+      },
+    });
+    return {
+      ok: true,
+      result: { structure: 'road', position: { x, y }, ap: apLeft(ctx, agent), inventory: { ...agent.inventory } },
+    };
   },
 });

@@ -10,7 +10,8 @@ export const ColumnSchema = z.strictObject({
 
 export const worldColumn = defineReadAct({
   name: 'world_column',
-  summary: 'Costs 0 AP and needs no Proof of Machine: the exposed faces of a revealed column (cells touching air or water), top down. An unrevealed column answers only revealed: false.',
+  summary:
+    'Costs 0 AP and needs no Proof of Machine: the exposed faces of a revealed column (cells touching air or water), top down. An unrevealed column answers only revealed: false.',
   payload: ColumnSchema,
   signer: 'primary',
   via_act: true,

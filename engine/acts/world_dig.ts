@@ -30,9 +30,11 @@ export const worldDig = defineMemberAct({
     const { x, y } = request;
     const z = request.z ?? world.surface[tileIndex(x, y)]!;
     const material = materialAt(world, x, y, z);
-    if (material === WATER) return refuse('NOTHING_TO_DIG', 'That cell is water, a fluid: there is nothing to dig.', { x, y, z });
+    if (material === WATER)
+      return refuse('NOTHING_TO_DIG', 'That cell is water, a fluid: there is nothing to dig.', { x, y, z });
     if (material === AIR) return refuse('NOTHING_TO_DIG', 'That cell is air: there is nothing to dig.', { x, y, z });
-    if (isPlacedBlock(world, x, y, z)) return refuse('NOTHING_TO_DIG', 'That cell is a placed block: break it with world_break_block.', { x, y, z });
+    if (isPlacedBlock(world, x, y, z))
+      return refuse('NOTHING_TO_DIG', 'That cell is a placed block: break it with world_break_block.', { x, y, z });
     const far = outOfReach(ctx, agent, x, y, z);
     if (far) return far;
     const short = lacksAp(ctx, agent, params.dig_ap);
@@ -42,11 +44,22 @@ export const worldDig = defineMemberAct({
     setCell(world, x, y, z, AIR);
     const resource = materialName(material);
     addResource(agent, resource, 1);
-    ctx.emit({ event_type: 'terrain_dug', actor: agent.agent_id, data: { agent_id: agent.agent_id, x, y, z, yield: resource, ap_spent: params.dig_ap } });
+    ctx.emit({
+      event_type: 'terrain_dug',
+      actor: agent.agent_id,
+      data: { agent_id: agent.agent_id, x, y, z, yield: resource, ap_spent: params.dig_ap },
+    });
     if (material === RELIC) {
-      ctx.emit({ event_type: 'relic_found', actor: agent.agent_id, data: { agent_id: agent.agent_id, site: { x, y, z } } });
+      ctx.emit({
+        event_type: 'relic_found',
+        actor: agent.agent_id,
+        data: { agent_id: agent.agent_id, site: { x, y, z } },
+      });
       awardStanding(ctx, agent, params.relic_standing, 'relic_found', { site: { x, y, z } });
     }
-    return { ok: true, result: { yield: resource, x, y, z, ap: apLeft(ctx, agent), inventory: { ...agent.inventory } } };
+    return {
+      ok: true,
+      result: { yield: resource, x, y, z, ap: apLeft(ctx, agent), inventory: { ...agent.inventory } },
+    };
   },
 });

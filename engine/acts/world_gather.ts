@@ -28,13 +28,19 @@ export const worldGather = defineMemberAct({
     const index = tileIndex(x, y);
     const biome = BIOMES[world.terrain.biome[index]!]!;
     const resource = GATHERABLE[biome];
-    if (!resource) return refuse('NOTHING_TO_GATHER', `Nothing grows or lies loose on ${biome}: gather in forest, ruins or wasteland.`, { biome });
+    if (!resource)
+      return refuse(
+        'NOTHING_TO_GATHER',
+        `Nothing grows or lies loose on ${biome}: gather in forest, ruins or wasteland.`,
+        { biome },
+      );
     if (world.surface[index] !== world.terrain.base_height[index] || world.top_block[index] !== 0) {
       return refuse('NOTHING_TO_GATHER', 'This surface has been dug or built on; nothing is left to gather.', { x, y });
     }
     const last = world.gathered_at_ms.get(index);
     const ready_ms = last === undefined ? ctx.at_ms : last + params.gather_regrow_seconds * 1000;
-    if (ready_ms > ctx.at_ms) return refuse('NOTHING_TO_GATHER', 'This tile was gathered recently.', { ready_at: isoAt(ready_ms) });
+    if (ready_ms > ctx.at_ms)
+      return refuse('NOTHING_TO_GATHER', 'This tile was gathered recently.', { ready_at: isoAt(ready_ms) });
     const far = outOfReach(ctx, agent, x, y, world.surface[index]!);
     if (far) return far;
     const short = lacksAp(ctx, agent, params.gather_ap);
@@ -43,7 +49,11 @@ export const worldGather = defineMemberAct({
     pay(ctx, agent, params.gather_ap);
     world.gathered_at_ms.set(index, ctx.at_ms);
     addResource(agent, resource, 1);
-    ctx.emit({ event_type: 'resource_gathered', actor: agent.agent_id, data: { agent_id: agent.agent_id, x, y, resource, amount: 1, ap_spent: params.gather_ap } });
+    ctx.emit({
+      event_type: 'resource_gathered',
+      actor: agent.agent_id,
+      data: { agent_id: agent.agent_id, x, y, resource, amount: 1, ap_spent: params.gather_ap },
+    });
     return { ok: true, result: { resource, amount: 1, ap: apLeft(ctx, agent), inventory: { ...agent.inventory } } };
   },
 });

@@ -24,9 +24,15 @@ export const worldGive = defineMemberAct({
     if (to === giver.agent_id) return refuse('SELF_TRANSFER');
     const receiver = world.agents.get(to);
     if (!receiver) return refuse('UNKNOWN_AGENT', `No member ${to} stands in the world.`, { to });
-    const distance = reachDistance({ ...giver, z: standingZ(world, giver) }, { ...receiver, z: standingZ(world, receiver) });
+    const distance = reachDistance(
+      { ...giver, z: standingZ(world, giver) },
+      { ...receiver, z: standingZ(world, receiver) },
+    );
     if (distance > params.block_reach) {
-      return refuse('OUT_OF_REACH', `${to} is ${distance} away; they must stand within ${params.block_reach} of you.`, { distance, block_reach: params.block_reach });
+      return refuse('OUT_OF_REACH', `${to} is ${distance} away; they must stand within ${params.block_reach} of you.`, {
+        distance,
+        block_reach: params.block_reach,
+      });
     }
     const poor = lacksResource(giver, resource, amount);
     if (poor) return poor;
@@ -36,8 +42,16 @@ export const worldGive = defineMemberAct({
     pay(ctx, giver, params.transfer_ap);
     takeResource(giver, resource, amount);
     addResource(receiver, resource, amount);
-    ctx.emit({ event_type: 'resource_sent', actor: giver.agent_id, data: { agent_id: giver.agent_id, to, resource, amount, ap_spent: params.transfer_ap } });
-    ctx.emit({ event_type: 'resource_received', actor: to, data: { agent_id: to, from: giver.agent_id, resource, amount } });
+    ctx.emit({
+      event_type: 'resource_sent',
+      actor: giver.agent_id,
+      data: { agent_id: giver.agent_id, to, resource, amount, ap_spent: params.transfer_ap },
+    });
+    ctx.emit({
+      event_type: 'resource_received',
+      actor: to,
+      data: { agent_id: to, from: giver.agent_id, resource, amount },
+    });
     return { ok: true, result: { to, resource, amount, ap: apLeft(ctx, giver), inventory: { ...giver.inventory } } };
   },
 });

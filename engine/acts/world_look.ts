@@ -25,11 +25,15 @@ export const worldLook = defineReadAct({
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
     const around = [];
-    const near = [...world.agents.values()].filter((other) => Math.abs(other.x - agent.x) <= radius && Math.abs(other.y - agent.y) <= radius);
+    const near = [...world.agents.values()].filter(
+      (other) => Math.abs(other.x - agent.x) <= radius && Math.abs(other.y - agent.y) <= radius,
+    );
     for (let y = Math.max(0, agent.y - radius); y <= Math.min(WORLD_SIZE - 1, agent.y + radius); y++) {
       for (let x = Math.max(0, agent.x - radius); x <= Math.min(WORLD_SIZE - 1, agent.x + radius); x++) {
         const view = tileView(world, x, y);
-        const members = view.revealed ? near.filter((other) => other.x === x && other.y === y).map((other) => other.agent_id) : [];
+        const members = view.revealed
+          ? near.filter((other) => other.x === x && other.y === y).map((other) => other.agent_id)
+          : [];
         around.push(view.revealed ? { ...view, members } : view);
       }
     }

@@ -15,7 +15,8 @@ export const CHUNK_OUT_OF_BOUNDS = 'chunks run 0-31 on each axis';
 
 export const worldMap = defineReadAct({
   name: 'world_map',
-  summary: 'Costs 0 AP: a summary of one chunk (64 x 64 tiles; chunks run 0-31 on each axis): revealed tiles by biome, blocks, roads and members. Null: your own chunk.',
+  summary:
+    'Costs 0 AP: a summary of one chunk (64 x 64 tiles; chunks run 0-31 on each axis): revealed tiles by biome, blocks, roads and members. Null: your own chunk.',
   payload: MapSchema,
   signer: 'primary',
   via_act: true,

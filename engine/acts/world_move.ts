@@ -9,7 +9,10 @@ import { apLeft, lacksAp, memberOf, outOfBounds, pay } from '../world/rules.js';
 export const move_path_steps_max = 16;
 
 export const MoveSchema = z.strictObject({
-  path: z.array(z.enum(DIRECTION_NAMES as [Direction, ...Direction[]])).min(1).max(move_path_steps_max),
+  path: z
+    .array(z.enum(DIRECTION_NAMES as [Direction, ...Direction[]]))
+    .min(1)
+    .max(move_path_steps_max),
 });
 
 /** A step or a short path, all or nothing: every step is checked and priced before the agent moves at all. */
@@ -32,15 +35,23 @@ export const worldMove = defineMemberAct({
       x += dx;
       y += dy;
       const beyond = outOfBounds(x, y);
-      if (beyond) return refuse('OUT_OF_BOUNDS', `Step ${step + 1} (${direction}) leaves the world at (${x}, ${y}).`, { step: step + 1, x, y });
+      if (beyond)
+        return refuse('OUT_OF_BOUNDS', `Step ${step + 1} (${direction}) leaves the world at (${x}, ${y}).`, {
+          step: step + 1,
+          x,
+          y,
+        });
       const index = tileIndex(x, y);
       const biome = world.terrain.biome[index]!;
       if (biome === BIOME_WATER) {
         const bridged = params.bridges_allowed && world.top_block[index] !== 0;
-        if (!bridged) return refuse('IMPASSABLE', 'water is impassable until Bridges are legislated', { step: step + 1, x, y });
+        if (!bridged)
+          return refuse('IMPASSABLE', 'water is impassable until Bridges are legislated', { step: step + 1, x, y });
         cost += params.move_ap_road;
       } else {
-        cost += world.roads.has(index) ? params.move_ap_road : params[MOVE_COST_PARAM[BIOMES[biome] as keyof typeof MOVE_COST_PARAM]];
+        cost += world.roads.has(index)
+          ? params.move_ap_road
+          : params[MOVE_COST_PARAM[BIOMES[biome] as keyof typeof MOVE_COST_PARAM]];
       }
       steps.push({ x, y });
     }
@@ -51,10 +62,17 @@ export const worldMove = defineMemberAct({
     pay(ctx, agent, cost);
     agent.x = x;
     agent.y = y;
-    ctx.emit({ event_type: 'agent_moved', actor: agent.agent_id, data: { agent_id: agent.agent_id, ap_spent: cost, from, path, to: { x, y } } });
+    ctx.emit({
+      event_type: 'agent_moved',
+      actor: agent.agent_id,
+      data: { agent_id: agent.agent_id, ap_spent: cost, from, path, to: { x, y } },
+    });
     let revealed = 0;
     for (const step of steps) revealed += arrive(ctx, agent, step.x, step.y);
     payExplorationBonus(ctx, agent, revealed);
-    return { ok: true, result: { position: { x, y }, ap_spent: cost, ap: apLeft(ctx, agent), tiles_revealed: revealed } };
+    return {
+      ok: true,
+      result: { position: { x, y }, ap_spent: cost, ap: apLeft(ctx, agent), tiles_revealed: revealed },
+    };
   },
 });

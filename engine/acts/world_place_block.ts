@@ -3,7 +3,16 @@ import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { tileIndex, Z_MAX } from '../world/geometry.js';
 import { AIR, BLOCKS, BLOCK_COST_UNITS, WATER } from '../world/materials.js';
-import { apLeft, lacksAp, lacksResource, memberOf, outOfBounds, outOfReach, pay, takeResource } from '../world/rules.js';
+import {
+  apLeft,
+  lacksAp,
+  lacksResource,
+  memberOf,
+  outOfBounds,
+  outOfReach,
+  pay,
+  takeResource,
+} from '../world/rules.js';
 import { PLACED, materialAt, setCell } from '../world/world_state.js';
 import { CellSchema } from './world_dig.js';
 
@@ -27,7 +36,8 @@ export const worldPlaceBlock = defineMemberAct({
     if (z > Z_MAX) return refuse('CANNOT_PLACE', `Blocks go no higher than z ${Z_MAX}.`, { x, y, z });
     const here = materialAt(world, x, y, z);
     if (here !== AIR && here !== WATER) return refuse('CANNOT_PLACE', 'That cell is occupied.', { x, y, z });
-    if (z > 0 && materialAt(world, x, y, z - 1) === AIR) return refuse('CANNOT_PLACE', 'A block must rest on something: the cell below is air.', { x, y, z });
+    if (z > 0 && materialAt(world, x, y, z - 1) === AIR)
+      return refuse('CANNOT_PLACE', 'A block must rest on something: the cell below is air.', { x, y, z });
     const far = outOfReach(ctx, agent, x, y, z);
     if (far) return far;
     const resource = BLOCKS[block_id]!;
@@ -39,7 +49,11 @@ export const worldPlaceBlock = defineMemberAct({
     pay(ctx, agent, params.place_ap);
     takeResource(agent, resource, BLOCK_COST_UNITS);
     setCell(world, x, y, z, block_id | PLACED);
-    ctx.emit({ event_type: 'block_placed', actor: agent.agent_id, data: { agent_id: agent.agent_id, x, y, z, block_id, block: resource, ap_spent: params.place_ap } });
+    ctx.emit({
+      event_type: 'block_placed',
+      actor: agent.agent_id,
+      data: { agent_id: agent.agent_id, x, y, z, block_id, block: resource, ap_spent: params.place_ap },
+    });
     return { ok: true, result: { x, y, z, block_id, ap: apLeft(ctx, agent), inventory: { ...agent.inventory } } };
   },
 });

@@ -24,7 +24,11 @@ export const ChangeSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('retire_module'), module_id: id }),
   z.strictObject({ op: z.literal('amend_axiom'), article_id: id, text }),
   z.strictObject({ op: z.literal('change_ledger_recipe'), recipe: text }),
-  z.strictObject({ op: z.literal('change_identity'), agent_id: oneLineText(64), detail: multiLineText(2000).default('') }),
+  z.strictObject({
+    op: z.literal('change_identity'),
+    agent_id: oneLineText(64),
+    detail: multiLineText(2000).default(''),
+  }),
   z.strictObject({ op: z.literal('change_founder'), founder_pubkey: oneLineText(64) }),
 ]);
 
@@ -57,20 +61,35 @@ export function invalidChange(state: SocietyState, change: Change): Refusal | un
   switch (change.op) {
     case 'set_param': {
       const shape = ParamsSchema.shape as Record<string, z.ZodType>;
-      if (!Object.hasOwn(shape, change.name)) return refuse('INVALID_CHANGE', `There is no parameter '${change.name}'.`, { op: change.op });
+      if (!Object.hasOwn(shape, change.name))
+        return refuse('INVALID_CHANGE', `There is no parameter '${change.name}'.`, { op: change.op });
       const checked = shape[change.name]!.safeParse(change.value);
-      if (!checked.success) return refuse('INVALID_CHANGE', `${change.value} is not a valid value for ${change.name}: ${checked.error.issues[0]?.message}`, { op: change.op });
+      if (!checked.success)
+        return refuse(
+          'INVALID_CHANGE',
+          `${change.value} is not a valid value for ${change.name}: ${checked.error.issues[0]?.message}`,
+          { op: change.op },
+        );
       return undefined;
     }
     case 'remove_prohibition':
-      return governance.prohibitions.some((p) => p.prohibition_id === change.prohibition_id) ? undefined : refuse('INVALID_CHANGE', `There is no prohibition ${change.prohibition_id}.`);
+      return governance.prohibitions.some((p) => p.prohibition_id === change.prohibition_id)
+        ? undefined
+        : refuse('INVALID_CHANGE', `There is no prohibition ${change.prohibition_id}.`);
     case 'add_prohibition':
-      return governance.prohibitions.some((p) => p.prohibition_id === change.prohibition_id) ? refuse('INVALID_CHANGE', `Prohibition ${change.prohibition_id} exists already.`) : undefined;
+      return governance.prohibitions.some((p) => p.prohibition_id === change.prohibition_id)
+        ? refuse('INVALID_CHANGE', `Prohibition ${change.prohibition_id} exists already.`)
+        : undefined;
     case 'enable_module':
-      if (!isStorableKey(change.module_id)) return refuse('INVALID_CHANGE', `${change.module_id} cannot name a module.`);
-      return ownValue(governance.modules, change.module_id)?.status === 'enabled' ? refuse('INVALID_CHANGE', `Module ${change.module_id} is enabled already.`) : undefined;
+      if (!isStorableKey(change.module_id))
+        return refuse('INVALID_CHANGE', `${change.module_id} cannot name a module.`);
+      return ownValue(governance.modules, change.module_id)?.status === 'enabled'
+        ? refuse('INVALID_CHANGE', `Module ${change.module_id} is enabled already.`)
+        : undefined;
     case 'retire_module':
-      return ownValue(governance.modules, change.module_id)?.status === 'enabled' ? undefined : refuse('INVALID_CHANGE', `Module ${change.module_id} is not enabled.`);
+      return ownValue(governance.modules, change.module_id)?.status === 'enabled'
+        ? undefined
+        : refuse('INVALID_CHANGE', `Module ${change.module_id} is not enabled.`);
     default:
       return undefined;
   }
@@ -106,7 +125,14 @@ export function applyChanges(state: SocietyState, changes: Change[], motion_id: 
         governance.prohibitions = governance.prohibitions.filter((p) => p.prohibition_id !== change.prohibition_id);
         break;
       case 'enable_module':
-        governance.modules[change.module_id] = { module_id: change.module_id, description: change.description, status: 'enabled', enabled_at_ms: at_ms, retired_at_ms: null, by_motion: motion_id };
+        governance.modules[change.module_id] = {
+          module_id: change.module_id,
+          description: change.description,
+          status: 'enabled',
+          enabled_at_ms: at_ms,
+          retired_at_ms: null,
+          by_motion: motion_id,
+        };
         break;
       case 'retire_module': {
         const module = ownValue(governance.modules, change.module_id)!;

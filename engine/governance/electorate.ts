@@ -42,7 +42,12 @@ export function electorateCount(state: Readonly<SocietyState>, opened_at_ms: Epo
   if (state.payments.mode === 'off') return countBefore(state.first_member_acts_ms, opened_at_ms);
   let count = 0;
   for (const agent of state.agents.values()) {
-    if (agent.first_acted_at_ms !== undefined && agent.first_acted_at_ms < opened_at_ms && isActiveMember(state, agent.agent_id)) count++;
+    if (
+      agent.first_acted_at_ms !== undefined &&
+      agent.first_acted_at_ms < opened_at_ms &&
+      isActiveMember(state, agent.agent_id)
+    )
+      count++;
   }
   return count;
 }

@@ -141,7 +141,14 @@ export function createGovernance(at_ms: EpochMs): GovernanceState {
   };
 }
 
-export const NO_SIGNALS: Readonly<Signals> = Object.freeze({ exploration: 0, biome_firsts: 0, relics: 0, motions_filed: 0, motions_passed: 0, votes_cast: 0 });
+export const NO_SIGNALS: Readonly<Signals> = Object.freeze({
+  exploration: 0,
+  biome_firsts: 0,
+  relics: 0,
+  motions_filed: 0,
+  motions_passed: 0,
+  votes_cast: 0,
+});
 
 /** A member's signals, created on first use; only apply functions call this. */
 export function signalsOf(governance: GovernanceState, agent_id: string): Signals {

@@ -8,7 +8,10 @@ import type { Motion, Tally } from './governance_state.js';
 import { ownValue } from '../keyed.js';
 
 export function findMotion(state: Readonly<SocietyState>, motion_id: string): Motion | Refusal {
-  return ownValue(state.governance.motions, motion_id) ?? refuse('UNKNOWN_MOTION', `There is no motion ${motion_id}.`, { motion_id });
+  return (
+    ownValue(state.governance.motions, motion_id) ??
+    refuse('UNKNOWN_MOTION', `There is no motion ${motion_id}.`, { motion_id })
+  );
 }
 
 export function isRefusal(value: object): value is Refusal {
@@ -27,7 +30,12 @@ export function ayeShare(tally: Tally): number {
  * payload_sha256 is that same digest, so anyone can check the signer really filed
  * something with this hash, and whoever holds the text can recognise it.
  */
-export function bedrockRefusal(ctx: ApplyContext, changes: Change[], where: 'filing' | 'apply', payload: unknown): ApplyOutcome | undefined {
+export function bedrockRefusal(
+  ctx: ApplyContext,
+  changes: Change[],
+  where: 'filing' | 'apply',
+  payload: unknown,
+): ApplyOutcome | undefined {
   for (const change of changes) {
     const reasoning = bedrockReason(change);
     if (!reasoning) continue;
@@ -36,9 +44,19 @@ export function bedrockRefusal(ctx: ApplyContext, changes: Change[], where: 'fil
     const payload_sha256 = sha256Hex(ctx.signed_body ?? canonicalJson(payload));
     const record = { at_ms: ctx.at_ms, agent_id: ctx.actor, where, op: change.op, reasoning, payload_sha256 };
     governance.p0.push(record);
-    governance.disclosures.push({ kind: 'p0_refusal', text: `Refused at ${where}: ${change.op} (${reasoning}).`, at_ms: ctx.at_ms });
-    ctx.emit({ event_type: 'p0_refusal', actor: ctx.actor, data: { agent_id: ctx.actor, op: change.op, payload_sha256: record.payload_sha256, reasoning, where } });
-    const answer = refuse('BEDROCK_PROTECTED', `Refused: ${reasoning}. The refusal is on the P0 list.`, { op: change.op });
+    governance.disclosures.push({
+      kind: 'p0_refusal',
+      text: `Refused at ${where}: ${change.op} (${reasoning}).`,
+      at_ms: ctx.at_ms,
+    });
+    ctx.emit({
+      event_type: 'p0_refusal',
+      actor: ctx.actor,
+      data: { agent_id: ctx.actor, op: change.op, payload_sha256: record.payload_sha256, reasoning, where },
+    });
+    const answer = refuse('BEDROCK_PROTECTED', `Refused: ${reasoning}. The refusal is on the P0 list.`, {
+      op: change.op,
+    });
     return { ok: true, result: {}, answer_as: answer, proof_form: 'digest' };
   }
   return undefined;
@@ -63,5 +81,11 @@ export function motionView(motion: Motion, now_ms: EpochMs) {
 export function rollView(motion: Motion) {
   const latest = new Map<string, number>();
   motion.roll.forEach((vote, index) => latest.set(vote.agent_id, index));
-  return motion.roll.map((vote, index) => ({ agent_id: vote.agent_id, choice: vote.choice, at: isoAt(vote.at_ms), revision: vote.revision, counts: latest.get(vote.agent_id) === index }));
+  return motion.roll.map((vote, index) => ({
+    agent_id: vote.agent_id,
+    choice: vote.choice,
+    at: isoAt(vote.at_ms),
+    revision: vote.revision,
+    counts: latest.get(vote.agent_id) === index,
+  }));
 }

@@ -27,5 +27,12 @@ export interface PaymentsState {
 }
 
 export function createPayments(): PaymentsState {
-  return { mode: 'off', members: keyedRecord(), fulfilled: keyedRecord(), customers: keyedRecord(), observers: keyedRecord(), grants: keyedRecord() };
+  return {
+    mode: 'off',
+    members: keyedRecord(),
+    fulfilled: keyedRecord(),
+    customers: keyedRecord(),
+    observers: keyedRecord(),
+    grants: keyedRecord(),
+  };
 }

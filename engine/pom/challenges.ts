@@ -13,7 +13,6 @@ export interface ChallengeContent {
   answer: string;
 }
 
-
 /** A deterministic stream of 32-bit integers from a seed text (SHA-256 in counter mode). */
 function* seededIntegers(seed: string): Generator<number> {
   for (let block = 0; ; block++) {

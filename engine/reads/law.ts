@@ -69,8 +69,7 @@ export const prohibitionsList = defineRead({
 export const p0RefusalList = defineRead({
   name: 'p0_refusal_list',
   title: 'P0 refusals',
-  summary:
-    'Every act refused for touching Bedrock: who, where, which op, why, and the SHA-256 of what was signed.',
+  summary: 'Every act refused for touching Bedrock: who, where, which op, why, and the SHA-256 of what was signed.',
   path: '/prohibitions/p0',
   args: z.object({}),
   response: {

@@ -6,7 +6,13 @@ import { defineRead, IsoTime } from '../read.js';
 /** The states of a motion (PROTOCOL section 6), in the order a motion moves through them. */
 export const MotionStatusSchema = z.enum(['draft', 'open', 'passed', 'enacted', 'failed']);
 
-const TallySchema = z.object({ aye: z.int(), nay: z.int(), abstain: z.int(), participating: z.int(), aye_share: z.number() });
+const TallySchema = z.object({
+  aye: z.int(),
+  nay: z.int(),
+  abstain: z.int(),
+  participating: z.int(),
+  aye_share: z.number(),
+});
 
 // Any text: an id that names no motion is 404 UNKNOWN_MOTION, malformed or not.
 const MotionArgs = z.object({
@@ -35,7 +41,13 @@ export const MotionSchema = z.object({
 });
 
 export const RollSchema = z.array(
-  z.object({ agent_id: z.string(), choice: z.enum(['aye', 'nay', 'abstain']), at: IsoTime, revision: z.int(), counts: z.boolean() }),
+  z.object({
+    agent_id: z.string(),
+    choice: z.enum(['aye', 'nay', 'abstain']),
+    at: IsoTime,
+    revision: z.int(),
+    counts: z.boolean(),
+  }),
 );
 
 export const motionList = defineRead({

@@ -54,7 +54,15 @@ export const worldParams = defineRead({
   summary: 'The votable physics now in force.',
   path: '/api/v1/world/params',
   args: z.object({}),
-  response: { kind: 'json', schema: ParamsSchema.pick(Object.fromEntries(WORLD_PARAM_NAMES.map((name) => [name, true])) as Record<(typeof WORLD_PARAM_NAMES)[number], true>) },
+  response: {
+    kind: 'json',
+    schema: ParamsSchema.pick(
+      Object.fromEntries(WORLD_PARAM_NAMES.map((name) => [name, true])) as Record<
+        (typeof WORLD_PARAM_NAMES)[number],
+        true
+      >,
+    ),
+  },
   view: ({ state }) => Object.fromEntries(WORLD_PARAM_NAMES.map((name) => [name, state.params[name]])),
 });
 

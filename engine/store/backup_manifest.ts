@@ -41,7 +41,10 @@ export function readManifest(folder: string): { manifest: BackupManifest } | { p
     return { problem: 'the manifest is not JSON' };
   }
   const checked = BackupManifestSchema.safeParse(parsed);
-  if (!checked.success) return { problem: `the manifest is malformed (${checked.error.issues.map((issue) => issue.path.join('.') || issue.message).join(', ')})` };
+  if (!checked.success)
+    return {
+      problem: `the manifest is malformed (${checked.error.issues.map((issue) => issue.path.join('.') || issue.message).join(', ')})`,
+    };
   return { manifest: checked.data };
 }
 
@@ -73,7 +76,8 @@ export async function fileDigest(path: string): Promise<{ bytes: number; sha256:
 /** Why a data file does not match its manifest, or undefined when it does. */
 export async function digestMismatch(path: string, manifest: BackupManifest): Promise<string | undefined> {
   const { bytes, sha256 } = await fileDigest(path);
-  if (bytes !== manifest.data_bytes) return `${BACKUP_DATA_FILE} is ${bytes} bytes, the manifest says ${manifest.data_bytes}`;
+  if (bytes !== manifest.data_bytes)
+    return `${BACKUP_DATA_FILE} is ${bytes} bytes, the manifest says ${manifest.data_bytes}`;
   if (sha256 !== manifest.data_sha256) return `${BACKUP_DATA_FILE} does not match the manifest's SHA-256`;
   return undefined;
 }

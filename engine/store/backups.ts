@@ -2,7 +2,15 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LmdbStore } from './lmdb_store.js';
-import { BACKUP_DATA_FILE, BACKUP_ID, fileDigest, readManifest, syncPath, writeManifest, type BackupManifest } from './backup_manifest.js';
+import {
+  BACKUP_DATA_FILE,
+  BACKUP_ID,
+  fileDigest,
+  readManifest,
+  syncPath,
+  writeManifest,
+  type BackupManifest,
+} from './backup_manifest.js';
 
 export const BACKUPS_FOLDER = 'backups';
 /** A backup is written under this prefix and renamed to its id once complete; a crash leaves the prefix. */
@@ -58,7 +66,10 @@ export function scanBackups(data_dir: string): BackupScan {
       continue;
     }
     if (size !== read.manifest.data_bytes) {
-      scan.skipped.push({ name, reason: `${BACKUP_DATA_FILE} is ${size} bytes, the manifest says ${read.manifest.data_bytes}` });
+      scan.skipped.push({
+        name,
+        reason: `${BACKUP_DATA_FILE} is ${size} bytes, the manifest says ${read.manifest.data_bytes}`,
+      });
       continue;
     }
     scan.complete.push({ backup_id: name, path, manifest: read.manifest });
@@ -66,7 +77,9 @@ export function scanBackups(data_dir: string): BackupScan {
   // Oldest taken first, by the time in the name, not by its seq: after a restore the next
   // backups have lower seqs than those of the history given up, and it is they that
   // retention must keep and the drill must take.
-  scan.complete.sort((a, b) => takenAtMs(a.backup_id) - takenAtMs(b.backup_id) || a.backup_id.localeCompare(b.backup_id));
+  scan.complete.sort(
+    (a, b) => takenAtMs(a.backup_id) - takenAtMs(b.backup_id) || a.backup_id.localeCompare(b.backup_id),
+  );
   return scan;
 }
 
@@ -94,7 +107,12 @@ export interface TakenBackup extends Backup {
  * id, so a crash at any point leaves either a complete backup or a temporary folder
  * that no listing counts. The oldest complete backups beyond `retention` go.
  */
-export async function takeBackup(store: LmdbStore, data_dir: string, at_ms: number, retention: number): Promise<TakenBackup> {
+export async function takeBackup(
+  store: LmdbStore,
+  data_dir: string,
+  at_ms: number,
+  retention: number,
+): Promise<TakenBackup> {
   const root = join(data_dir, BACKUPS_FOLDER);
   mkdirSync(root, { recursive: true });
   const leftovers_removed = await removeLeftovers(root);
@@ -109,13 +127,22 @@ export async function takeBackup(store: LmdbStore, data_dir: string, at_ms: numb
     const data = join(temporary, BACKUP_DATA_FILE);
     await syncPath(data);
     const { bytes, sha256 } = await fileDigest(data);
-    const manifest: BackupManifest = { format: 1, backup_id, ledger_seq: head.seq, ledger_hash: head.hash, data_bytes: bytes, data_sha256: sha256, created_at: new Date(at_ms).toISOString() };
+    const manifest: BackupManifest = {
+      format: 1,
+      backup_id,
+      ledger_seq: head.seq,
+      ledger_hash: head.hash,
+      data_bytes: bytes,
+      data_sha256: sha256,
+      created_at: new Date(at_ms).toISOString(),
+    };
     await writeManifest(temporary, manifest);
     await syncPath(temporary);
     await rename(temporary, path);
     await syncPath(root);
     const scan = scanBackups(data_dir);
-    for (const old of scan.complete.slice(0, Math.max(0, scan.complete.length - retention))) rmSync(old.path, { recursive: true, force: true });
+    for (const old of scan.complete.slice(0, Math.max(0, scan.complete.length - retention)))
+      rmSync(old.path, { recursive: true, force: true });
     return { backup_id, path, manifest, leftovers_removed, skipped: scan.skipped };
   } catch (error) {
     await rm(temporary, { recursive: true, force: true });

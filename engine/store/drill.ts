@@ -56,7 +56,12 @@ const TICKS_PER_TURN = 2000;
 const ENTRIES_PER_PAGE = 10_000;
 
 export function drillTarget(state: Readonly<SocietyState>): DrillTarget {
-  return { tick: state.tick, ledger_seq: state.ledger_head.seq, ledger_hash: state.ledger_head.hash, state_hash: stateHash(state) };
+  return {
+    tick: state.tick,
+    ledger_seq: state.ledger_head.seq,
+    ledger_hash: state.ledger_head.hash,
+    state_hash: stateHash(state),
+  };
 }
 
 /**
@@ -105,10 +110,17 @@ export async function restoreDrill(
       await rm(scratch, { recursive: true, force: true });
     }
   }
-  return { outcome: 'failed', detail: `no complete backup to restore from${skippedNote(skipped)}`, backup_id: null, skipped };
+  return {
+    outcome: 'failed',
+    detail: `no complete backup to restore from${skippedNote(skipped)}`,
+    backup_id: null,
+    skipped,
+  };
 }
 
-type Verdict = { passed: string; failed?: undefined; first_bad_seq?: undefined } | { failed: string; first_bad_seq?: number };
+type Verdict =
+  | { passed: string; failed?: undefined; first_bad_seq?: undefined }
+  | { failed: string; first_bad_seq?: number };
 
 async function drillFrom(
   scratch: string,
@@ -129,24 +141,47 @@ async function drillFrom(
       return { failed: `the backup ${backup_id} does not restore: ${(error as Error).message}` };
     }
     if (manifest.ledger_seq > 0 && restored.ledgerHash(manifest.ledger_seq) !== manifest.ledger_hash) {
-      return { failed: `the backup ${backup_id} does not hold the entry its manifest names at seq ${manifest.ledger_seq}` };
+      return {
+        failed: `the backup ${backup_id} does not hold the entry its manifest names at seq ${manifest.ledger_seq}`,
+      };
     }
     const backup_head = state.ledger_head.seq;
-    if (backup_head > target.ledger_seq) return { failed: `the backup ${backup_id} reaches seq ${backup_head}, beyond the live head ${target.ledger_seq}` };
+    if (backup_head > target.ledger_seq)
+      return {
+        failed: `the backup ${backup_id} reaches seq ${backup_head}, beyond the live head ${target.ledger_seq}`,
+      };
 
-    const differing = await firstDifferingEntry(restored, live, backup_head, (done) => on_progress({ backup_id, phase: 'compare', done, total: backup_head }));
-    if (differing !== undefined) return { failed: `the live ledger differs from the backup ${backup_id} at seq ${differing}`, first_bad_seq: differing };
+    const differing = await firstDifferingEntry(restored, live, backup_head, (done) =>
+      on_progress({ backup_id, phase: 'compare', done, total: backup_head }),
+    );
+    if (differing !== undefined)
+      return {
+        failed: `the live ledger differs from the backup ${backup_id} at seq ${differing}`,
+        first_bad_seq: differing,
+      };
 
-    const replayed = await replayLiveLog(state, live, target, (done) => on_progress({ backup_id, phase: 'replay', done, total: target.tick }));
+    const replayed = await replayLiveLog(state, live, target, (done) =>
+      on_progress({ backup_id, phase: 'replay', done, total: target.tick }),
+    );
     if (replayed) return replayed;
 
     if (state.ledger_head.seq !== target.ledger_seq || state.ledger_head.hash !== target.ledger_hash) {
-      return { failed: `the replay ends at seq ${state.ledger_head.seq}, not at the live head ${target.ledger_seq}`, first_bad_seq: Math.min(state.ledger_head.seq, target.ledger_seq) + 1 };
+      return {
+        failed: `the replay ends at seq ${state.ledger_head.seq}, not at the live head ${target.ledger_seq}`,
+        first_bad_seq: Math.min(state.ledger_head.seq, target.ledger_seq) + 1,
+      };
     }
     const restored_hash = stateHash(state);
-    if (restored_hash !== target.state_hash) return { failed: `the restored state hash ${restored_hash} differs from the live ${target.state_hash}` };
-    const unproven = await proofProblem(live, target.ledger_seq + 1, ({ done }) => on_progress({ backup_id, phase: 'proofs', done, total: target.ledger_seq }));
-    if (unproven) return { failed: `the live ledger fails the recipe at seq ${unproven.seq}: ${unproven.reason}`, first_bad_seq: unproven.seq };
+    if (restored_hash !== target.state_hash)
+      return { failed: `the restored state hash ${restored_hash} differs from the live ${target.state_hash}` };
+    const unproven = await proofProblem(live, target.ledger_seq + 1, ({ done }) =>
+      on_progress({ backup_id, phase: 'proofs', done, total: target.ledger_seq }),
+    );
+    if (unproven)
+      return {
+        failed: `the live ledger fails the recipe at seq ${unproven.seq}: ${unproven.reason}`,
+        first_bad_seq: unproven.seq,
+      };
     return {
       passed:
         `restored ${backup_id} (seq ${backup_head}) and replayed the live log to seq ${target.ledger_seq}, ` +
@@ -158,7 +193,12 @@ async function drillFrom(
 }
 
 /** The first seq in 1..last_seq where the two ledgers' stored JSON differs (or one lacks the entry). */
-async function firstDifferingEntry(backup: LmdbStore, live: LmdbStore, last_seq: number, on_page: (done: number) => void): Promise<number | undefined> {
+async function firstDifferingEntry(
+  backup: LmdbStore,
+  live: LmdbStore,
+  last_seq: number,
+  on_page: (done: number) => void,
+): Promise<number | undefined> {
   for (let from = 1; from <= last_seq; from += ENTRIES_PER_PAGE) {
     const limit = Math.min(ENTRIES_PER_PAGE, last_seq - from + 1);
     const ours = backup.ledgerPage(from, limit);

@@ -46,7 +46,10 @@ export class LmdbStore extends TableStore {
   /** A scratch folder this store opened through (read-only without a lock file); removed on close. */
   private readonly scratch_dir: string | undefined;
 
-  constructor(readonly path: string, options: LmdbStoreOptions = {}) {
+  constructor(
+    readonly path: string,
+    options: LmdbStoreOptions = {},
+  ) {
     const { root, scratch_dir } = openRoot(path, options);
     super(
       {
@@ -91,7 +94,10 @@ function openRoot(path: string, options: LmdbStoreOptions): { root: RootDatabase
 function requireDatabases(path: string, root: RootDatabase): void {
   const names = new Set(Array.from(root.getKeys(), String));
   const missing = STORE_DATABASES.filter((name) => !names.has(name));
-  if (missing.length > 0) throw new Error(`${join(path, DATA_FILE)} is an LMDB file but not a Tessera store: it lacks the ${missing.join(', ')} database(s)`);
+  if (missing.length > 0)
+    throw new Error(
+      `${join(path, DATA_FILE)} is an LMDB file but not a Tessera store: it lacks the ${missing.join(', ')} database(s)`,
+    );
 }
 
 /**

@@ -53,11 +53,16 @@ export function lmdbFileProblem(store_dir: string): FileProblem | undefined {
   if (size === 0) return { file, reason: 'is empty (0 bytes): an interrupted copy or a damaged disk, not a store' };
   const first = readAt(file, 0, META_BYTES);
   if (first.length < META_BYTES || first.readUInt32LE(MAGIC_AT) !== META_MAGIC) {
-    return { file, reason: `is not an LMDB store (${size} bytes without LMDB's signature at the start): garbage or another kind of file` };
+    return {
+      file,
+      reason: `is not an LMDB store (${size} bytes without LMDB's signature at the start): garbage or another kind of file`,
+    };
   }
   const page_size = first.readUInt32LE(PAGE_SIZE_AT);
-  if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) !== 0) return { file, reason: `has a damaged header (page size ${page_size})` };
-  if (size < 2 * page_size) return { file, reason: `is truncated: ${size} bytes, shorter than its two ${page_size}-byte header pages` };
+  if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) !== 0)
+    return { file, reason: `has a damaged header (page size ${page_size})` };
+  if (size < 2 * page_size)
+    return { file, reason: `is truncated: ${size} bytes, shorter than its two ${page_size}-byte header pages` };
   const second = readAt(file, page_size, META_BYTES);
   if (second.readUInt32LE(MAGIC_AT) !== META_MAGIC) return { file, reason: 'has a damaged second header page' };
   const newest = second.readBigUInt64LE(TXNID_AT) > first.readBigUInt64LE(TXNID_AT) ? second : first;
@@ -65,7 +70,10 @@ export function lmdbFileProblem(store_dir: string): FileProblem | undefined {
   for (const at of [FREE_ROOT_AT, MAIN_ROOT_AT]) {
     const root = newest.readBigUInt64LE(at);
     if (root !== NO_PAGE && root >= pages_in_file) {
-      return { file, reason: `is truncated: its header points at page ${root}, but the file holds only ${pages_in_file} pages (${size} bytes)` };
+      return {
+        file,
+        reason: `is truncated: its header points at page ${root}, but the file holds only ${pages_in_file} pages (${size} bytes)`,
+      };
     }
   }
   return undefined;
@@ -94,9 +102,12 @@ function decodeEverySnapshot(root: RootDatabase): void {
     try {
       image = snapshots.get(tick);
     } catch (error) {
-      throw new Error(`the snapshot of tick ${tick} does not decode (${error instanceof Error ? error.message : String(error)})`);
+      throw new Error(
+        `the snapshot of tick ${tick} does not decode (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
-    if (typeof image !== 'object' || image === null || (image as { tick?: unknown }).tick !== tick) throw new Error(`the snapshot of tick ${tick} does not decode to a state of that tick`);
+    if (typeof image !== 'object' || image === null || (image as { tick?: unknown }).tick !== tick)
+      throw new Error(`the snapshot of tick ${tick} does not decode to a state of that tick`);
   }
 }
 
@@ -108,14 +119,26 @@ function decodeEverySnapshot(root: RootDatabase): void {
  */
 export async function readWholeStore(store_dir: string): Promise<StoreSummary> {
   const { root, scratch_dir } = openReadOnly(store_dir);
-  const summary: StoreSummary = { ledger_entries: 0, ledger_last_seq: 0, log_records: 0, last_tick: 0, snapshots: 0, bytes_read: 0 };
+  const summary: StoreSummary = {
+    ledger_entries: 0,
+    ledger_last_seq: 0,
+    log_records: 0,
+    last_tick: 0,
+    snapshots: 0,
+    bytes_read: 0,
+  };
   try {
     const names = new Set(Array.from(root.getKeys(), String));
     for (const name of STORE_DATABASES) {
-      if (!names.has(name)) throw new Error(`it is an LMDB file but not a Tessera store: it lacks the ${name} database`);
+      if (!names.has(name))
+        throw new Error(`it is an LMDB file but not a Tessera store: it lacks the ${name} database`);
       // Log and ledger hold text; reading them as strings is several times cheaper than as copied Buffers.
       const text = name === 'log' || name === 'ledger';
-      const db = root.openDB<string | Buffer, number>({ name, keyEncoding: 'uint32', encoding: text ? 'string' : 'binary' });
+      const db = root.openDB<string | Buffer, number>({
+        name,
+        keyEncoding: 'uint32',
+        encoding: text ? 'string' : 'binary',
+      });
       let count = 0;
       let last_key = 0;
       for (const { key, value } of db.getRange()) {

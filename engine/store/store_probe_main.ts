@@ -13,7 +13,11 @@ async function probe(store_dir: string): Promise<ProbeOutcome> {
   try {
     return { ok: true, summary: await readWholeStore(store_dir) };
   } catch (error) {
-    return { ok: false, file: join(store_dir, DATA_FILE), reason: `cannot be read: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      file: join(store_dir, DATA_FILE),
+      reason: `cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 

@@ -20,11 +20,17 @@ export abstract class TableStore implements EngineStore {
   private committed_head: LedgerHead;
   private last_logged_tick: number;
 
-  protected constructor(private readonly tables: StoreTables, snapshots_kept = 3) {
+  protected constructor(
+    private readonly tables: StoreTables,
+    snapshots_kept = 3,
+  ) {
     this.next_nonce_record = (first(tables.spent_nonces.getKeys({ reverse: true, limit: 1 })) ?? 0) + 1;
     this.snapshots_kept = snapshots_kept;
     const last_seq = first(tables.ledger.getKeys({ reverse: true, limit: 1 }));
-    this.committed_head = last_seq === undefined ? { seq: 0, hash: GENESIS_PREV_HASH } : { seq: last_seq, hash: this.ledgerHash(last_seq)! };
+    this.committed_head =
+      last_seq === undefined
+        ? { seq: 0, hash: GENESIS_PREV_HASH }
+        : { seq: last_seq, hash: this.ledgerHash(last_seq)! };
     this.last_logged_tick = first(tables.log.getKeys({ reverse: true, limit: 1 })) ?? 0;
   }
 

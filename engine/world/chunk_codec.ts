@@ -71,7 +71,15 @@ export function encodeChunk(planes: ChunkPlanes, chunk_x: number, chunk_y: numbe
  * four times); fully hidden rows are one comparison. State lives in locals, which is
  * what makes this faster than deflate on real terrain (figures: bench/PROFILES.md).
  */
-function encodeLayer(out: Uint8Array, start: number, layer: number, source: Uint8Array, hidden: number, revealed: Uint8Array, origin: number): number {
+function encodeLayer(
+  out: Uint8Array,
+  start: number,
+  layer: number,
+  source: Uint8Array,
+  hidden: number,
+  revealed: Uint8Array,
+  origin: number,
+): number {
   const source_words = wordsOf(source);
   const revealed_words = wordsOf(revealed);
   out[start] = layer;
@@ -138,7 +146,8 @@ export interface DecodedChunk {
 
 /** Decodes and checks a chunk binary; throws on anything malformed. */
 export function decodeChunk(bytes: Uint8Array): DecodedChunk {
-  if (bytes.length < 8 || bytes[0] !== 0x43 || bytes[1] !== 0x48 || bytes[2] !== 0x4e || bytes[3] !== 0x4b) throw new Error('not a CHNK binary');
+  if (bytes.length < 8 || bytes[0] !== 0x43 || bytes[1] !== 0x48 || bytes[2] !== 0x4e || bytes[3] !== 0x4b)
+    throw new Error('not a CHNK binary');
   const layers = new Map<number, Uint16Array>();
   let at = 8;
   for (let layer = 0; layer < bytes[7]!; layer++) {

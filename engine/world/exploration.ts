@@ -48,7 +48,11 @@ export function noteBiomeVisit(ctx: ApplyContext, agent: WorldAgent, x: number, 
   const biome = world.terrain.biome[tileIndex(x, y)]!;
   if (world.biomes_discovered.has(biome)) return;
   world.biomes_discovered.add(biome);
-  ctx.emit({ event_type: 'biome_first_discovery', actor: agent.agent_id, data: { agent_id: agent.agent_id, biome: BIOMES[biome]!, position: { x, y } } });
+  ctx.emit({
+    event_type: 'biome_first_discovery',
+    actor: agent.agent_id,
+    data: { agent_id: agent.agent_id, biome: BIOMES[biome]!, position: { x, y } },
+  });
   awardStanding(ctx, agent, params.biome_first_standing, 'biome_first_discovery', { biome: BIOMES[biome]! });
 }
 

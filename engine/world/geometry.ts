@@ -13,7 +13,14 @@ export function inWorld(x: number, y: number): boolean {
 }
 
 export function inChunks(chunk_x: number, chunk_y: number): boolean {
-  return Number.isInteger(chunk_x) && Number.isInteger(chunk_y) && chunk_x >= 0 && chunk_y >= 0 && chunk_x < CHUNKS_PER_AXIS && chunk_y < CHUNKS_PER_AXIS;
+  return (
+    Number.isInteger(chunk_x) &&
+    Number.isInteger(chunk_y) &&
+    chunk_x >= 0 &&
+    chunk_y >= 0 &&
+    chunk_x < CHUNKS_PER_AXIS &&
+    chunk_y < CHUNKS_PER_AXIS
+  );
 }
 
 /** Row-major: index = y * 2048 + x. */
@@ -30,7 +37,10 @@ export function cellKey(x: number, y: number, z: number): number {
 }
 
 /** Chebyshev distance on the plane plus the vertical distance: reach counts depth equally. */
-export function reachDistance(from: { x: number; y: number; z: number }, to: { x: number; y: number; z: number }): number {
+export function reachDistance(
+  from: { x: number; y: number; z: number },
+  to: { x: number; y: number; z: number },
+): number {
   return Math.max(Math.abs(from.x - to.x), Math.abs(from.y - to.y)) + Math.abs(from.z - to.z);
 }
 

@@ -7,7 +7,19 @@ export type Biome = (typeof BIOMES)[number];
 export const BIOME_WATER = 5;
 export const BIOME_UNREVEALED = 255;
 
-export const MATERIALS = ['air', 'dirt', 'stone', 'iron', 'silicon', 'obsidian', 'slag', 'salvage', 'timber', 'relic', 'water'] as const;
+export const MATERIALS = [
+  'air',
+  'dirt',
+  'stone',
+  'iron',
+  'silicon',
+  'obsidian',
+  'slag',
+  'salvage',
+  'timber',
+  'relic',
+  'water',
+] as const;
 export type Material = (typeof MATERIALS)[number];
 export const AIR = 0;
 export const STONE = 2;
@@ -15,11 +27,30 @@ export const RELIC = 9;
 export const WATER = 10;
 
 /** What a member can hold. */
-export const RESOURCES = ['dirt', 'stone', 'iron', 'silicon', 'obsidian', 'slag', 'salvage', 'timber', 'relic'] as const;
+export const RESOURCES = [
+  'dirt',
+  'stone',
+  'iron',
+  'silicon',
+  'obsidian',
+  'slag',
+  'salvage',
+  'timber',
+  'relic',
+] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 /** The block table: block_id -> the resource it is made of. Every block costs exactly 1 unit. */
-export const BLOCKS: Record<number, Resource> = { 1: 'dirt', 2: 'stone', 3: 'iron', 4: 'silicon', 5: 'obsidian', 6: 'slag', 7: 'salvage', 8: 'timber' };
+export const BLOCKS: Record<number, Resource> = {
+  1: 'dirt',
+  2: 'stone',
+  3: 'iron',
+  4: 'silicon',
+  5: 'obsidian',
+  6: 'slag',
+  7: 'salvage',
+  8: 'timber',
+};
 export const BLOCK_COST_UNITS = 1;
 
 export function materialName(id: number): Material {

@@ -36,7 +36,11 @@ class Octave {
   private readonly lattice: Float64Array;
   private readonly stride: number;
 
-  constructor(seed: number, readonly cell: number, extent: number) {
+  constructor(
+    seed: number,
+    readonly cell: number,
+    extent: number,
+  ) {
     this.stride = Math.ceil(extent / cell) + 2;
     this.lattice = new Float64Array(this.stride * this.stride);
     for (let gy = 0; gy < this.stride; gy++) {
@@ -72,7 +76,11 @@ export class FractalField {
   constructor(seed: number, base_cell: number, octave_count: number, extent: number) {
     let weight = 1;
     let total = 0;
-    for (let octave = 0, cell = base_cell; octave < octave_count; octave++, cell = Math.max(1, cell / 2), weight *= 0.5) {
+    for (
+      let octave = 0, cell = base_cell;
+      octave < octave_count;
+      octave++, cell = Math.max(1, cell / 2), weight *= 0.5
+    ) {
       this.octaves.push(new Octave((seed + octave * 1013) >>> 0, cell, extent));
       this.weights.push(weight);
       total += weight;

@@ -19,7 +19,9 @@ export function memberOf(ctx: ApplyContext | ReadContext): WorldAgent {
 }
 
 export function outOfBounds(x: number, y: number): Refusal | undefined {
-  return inWorld(x, y) ? undefined : refuse('OUT_OF_BOUNDS', `(${x}, ${y}) is outside the world: x and y run 0-2047.`, { x, y });
+  return inWorld(x, y)
+    ? undefined
+    : refuse('OUT_OF_BOUNDS', `(${x}, ${y}) is outside the world: x and y run 0-2047.`, { x, y });
 }
 
 /** The z an agent's reach is measured from: the surface of the tile it stands on. */
@@ -32,7 +34,11 @@ export function outOfReach(ctx: ApplyContext, agent: WorldAgent, x: number, y: n
   const distance = reachDistance(from, { x, y, z });
   const reach = ctx.state.params.block_reach;
   if (distance <= reach) return undefined;
-  return refuse('OUT_OF_REACH', `(${x}, ${y}, z ${z}) is ${distance} away; your reach is ${reach} (depth counts like distance).`, { distance, block_reach: reach });
+  return refuse(
+    'OUT_OF_REACH',
+    `(${x}, ${y}, z ${z}) is ${distance} away; your reach is ${reach} (depth counts like distance).`,
+    { distance, block_reach: reach },
+  );
 }
 
 export function lacksAp(ctx: ApplyContext, agent: WorldAgent, needed: number): Refusal | undefined {

@@ -48,10 +48,14 @@ export function generateTerrain(world_seed: string): Terrain {
         if (elevation > 0.63) {
           kind = 6; // mountain
           height = Math.min(200, 48 + Math.floor((elevation - 0.63) * 400));
-        } else if (ruin > 0.68) kind = 3; // ruins
-        else if (elevation > 0.56 && moisture < 0.5) kind = 4; // wasteland
-        else if (moisture < 0.42) kind = 2; // desert
-        else if (moisture > 0.57) kind = 1; // forest
+        } else if (ruin > 0.68)
+          kind = 3; // ruins
+        else if (elevation > 0.56 && moisture < 0.5)
+          kind = 4; // wasteland
+        else if (moisture < 0.42)
+          kind = 2; // desert
+        else if (moisture > 0.57)
+          kind = 1; // forest
         else kind = 0; // plains
       }
       biome[index] = kind;

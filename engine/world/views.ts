@@ -7,17 +7,19 @@ import { PLACED, isRevealed, isSolid, materialAt, type WorldState } from './worl
  * Read views of the world, shared by the public reads and the read acts. Each one
  * answers an unrevealed tile with `revealed: false` and nothing else.
  */
-export type TileView = { x: number; y: number; revealed: false } | {
-  x: number;
-  y: number;
-  revealed: true;
-  biome: string;
-  z: number;
-  road: boolean;
-  top_block: number | null;
-  discovered_by: string | null;
-  discovered_at: string;
-};
+export type TileView =
+  | { x: number; y: number; revealed: false }
+  | {
+      x: number;
+      y: number;
+      revealed: true;
+      biome: string;
+      z: number;
+      road: boolean;
+      top_block: number | null;
+      discovered_by: string | null;
+      discovered_at: string;
+    };
 
 export function tileView(world: WorldState, x: number, y: number): TileView {
   const index = tileIndex(x, y);
@@ -37,7 +39,11 @@ export function tileView(world: WorldState, x: number, y: number): TileView {
 }
 
 /** The cells of a column that touch air or water on any of their six faces, top down. */
-export function exposedFaces(world: WorldState, x: number, y: number): { z: number; material: string; placed: boolean }[] {
+export function exposedFaces(
+  world: WorldState,
+  x: number,
+  y: number,
+): { z: number; material: string; placed: boolean }[] {
   const neighbours = [
     [x + 1, y],
     [x - 1, y],
@@ -73,7 +79,11 @@ function solidTop(world: WorldState, x: number, y: number): number {
 }
 
 /** Every live placed block in one chunk, on revealed tiles only. */
-export function chunkBlocks(world: WorldState, chunk_x: number, chunk_y: number): { x: number; y: number; z: number; block_id: number; block: string }[] {
+export function chunkBlocks(
+  world: WorldState,
+  chunk_x: number,
+  chunk_y: number,
+): { x: number; y: number; z: number; block_id: number; block: string }[] {
   const blocks: { x: number; y: number; z: number; block_id: number; block: string }[] = [];
   for (let y = chunk_y * CHUNK_SIZE; y < (chunk_y + 1) * CHUNK_SIZE; y++) {
     for (let x = chunk_x * CHUNK_SIZE; x < (chunk_x + 1) * CHUNK_SIZE; x++) {
@@ -90,7 +100,10 @@ export function chunkBlocks(world: WorldState, chunk_x: number, chunk_y: number)
   return blocks;
 }
 
-const revealed_cache = new WeakMap<WorldState, { versions: number; chunks: { chunk_x: number; chunk_y: number; revealed_tiles: number }[] }>();
+const revealed_cache = new WeakMap<
+  WorldState,
+  { versions: number; chunks: { chunk_x: number; chunk_y: number; revealed_tiles: number }[] }
+>();
 
 /** Revealed tiles per chunk, for the chunks that have any; rescanned only when some chunk's version moved. */
 export function revealedChunks(world: WorldState): { chunk_x: number; chunk_y: number; revealed_tiles: number }[] {
@@ -109,14 +122,20 @@ function scanRevealedChunks(world: WorldState): { chunk_x: number; chunk_y: numb
     const bits = world.revealed[byte]!;
     if (bits === 0) continue;
     const tile = byte * 8;
-    const chunk = Math.floor(tile / WORLD_SIZE / CHUNK_SIZE) * (WORLD_SIZE / CHUNK_SIZE) + Math.floor((tile % WORLD_SIZE) / CHUNK_SIZE);
+    const chunk =
+      Math.floor(tile / WORLD_SIZE / CHUNK_SIZE) * (WORLD_SIZE / CHUNK_SIZE) +
+      Math.floor((tile % WORLD_SIZE) / CHUNK_SIZE);
     let set = 0;
     for (let b = bits; b; b &= b - 1) set++;
     counts.set(chunk, (counts.get(chunk) ?? 0) + set);
   }
   return [...counts.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([chunk, revealed_tiles]) => ({ chunk_x: chunk % (WORLD_SIZE / CHUNK_SIZE), chunk_y: Math.floor(chunk / (WORLD_SIZE / CHUNK_SIZE)), revealed_tiles }));
+    .map(([chunk, revealed_tiles]) => ({
+      chunk_x: chunk % (WORLD_SIZE / CHUNK_SIZE),
+      chunk_y: Math.floor(chunk / (WORLD_SIZE / CHUNK_SIZE)),
+      revealed_tiles,
+    }));
 }
 
 /** A chunk in numbers: revealed tiles by biome, blocks, roads and the members in it. */
@@ -135,7 +154,20 @@ export function chunkSummary(world: WorldState, chunk_x: number, chunk_y: number
     }
   }
   const agents = [...world.agents.values()]
-    .filter((agent) => Math.floor(agent.x / CHUNK_SIZE) === chunk_x && Math.floor(agent.y / CHUNK_SIZE) === chunk_y && isRevealed(world, tileIndex(agent.x, agent.y)))
+    .filter(
+      (agent) =>
+        Math.floor(agent.x / CHUNK_SIZE) === chunk_x &&
+        Math.floor(agent.y / CHUNK_SIZE) === chunk_y &&
+        isRevealed(world, tileIndex(agent.x, agent.y)),
+    )
     .map((agent) => ({ agent_id: agent.agent_id, x: agent.x, y: agent.y }));
-  return { chunk_x, chunk_y, revealed_tiles, biomes, blocks: chunkBlocks(world, chunk_x, chunk_y).length, roads, agents };
+  return {
+    chunk_x,
+    chunk_y,
+    revealed_tiles,
+    biomes,
+    blocks: chunkBlocks(world, chunk_x, chunk_y).length,
+    roads,
+    agents,
+  };
 }

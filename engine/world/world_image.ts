@@ -36,9 +36,11 @@ export function worldImage(world: WorldState): WorldImage {
     for (const z of [...column.keys()].sort(ascending)) cells.push(tile, z, column.get(z)!);
   }
   const gathered: number[] = [];
-  for (const tile of [...world.gathered_at_ms.keys()].sort(ascending)) gathered.push(tile, world.gathered_at_ms.get(tile)!);
+  for (const tile of [...world.gathered_at_ms.keys()].sort(ascending))
+    gathered.push(tile, world.gathered_at_ms.get(tile)!);
   let count = 0;
-  for (let byte = 0; byte < world.revealed.length; byte++) if (world.revealed[byte]) for (let bit = 0; bit < 8; bit++) if (world.revealed[byte]! & (1 << bit)) count++;
+  for (let byte = 0; byte < world.revealed.length; byte++)
+    if (world.revealed[byte]) for (let bit = 0; bit < 8; bit++) if (world.revealed[byte]! & (1 << bit)) count++;
   const revealed_tiles = new Uint32Array(count);
   const revealed_by = new Uint32Array(count);
   const revealed_at_s = new Uint32Array(count);
@@ -63,7 +65,10 @@ export function worldImage(world: WorldState): WorldImage {
     revealed_tiles: bytesOf(revealed_tiles),
     revealed_by: bytesOf(revealed_by),
     revealed_at_s: bytesOf(revealed_at_s),
-    agents: world.agent_order.map((agent_id) => ({ ...world.agents.get(agent_id)!, inventory: { ...world.agents.get(agent_id)!.inventory } })),
+    agents: world.agent_order.map((agent_id) => ({
+      ...world.agents.get(agent_id)!,
+      inventory: { ...world.agents.get(agent_id)!.inventory },
+    })),
   };
 }
 
@@ -77,7 +82,8 @@ export function restoreWorld(world_seed: string, image: WorldImage): WorldState 
   }
   for (const tile of world.cells.keys()) refreshTile(world, tile % WORLD_SIZE, Math.floor(tile / WORLD_SIZE));
   for (const tile of image.roads) world.roads.add(tile);
-  for (let i = 0; i < image.gathered.length; i += 2) world.gathered_at_ms.set(image.gathered[i]!, image.gathered[i + 1]!);
+  for (let i = 0; i < image.gathered.length; i += 2)
+    world.gathered_at_ms.set(image.gathered[i]!, image.gathered[i + 1]!);
   for (const biome of image.biomes_discovered) world.biomes_discovered.add(biome);
   const [tiles, by, at_s] = [u32Of(image.revealed_tiles), u32Of(image.revealed_by), u32Of(image.revealed_at_s)];
   for (let i = 0; i < tiles.length; i++) {

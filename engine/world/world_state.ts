@@ -145,6 +145,11 @@ export function refreshTile(world: WorldState, x: number, y: number): void {
 }
 
 /** The planes a chunk binary is drawn from, all on shared memory. */
-export function chunkPlanes(world: WorldState): { biome: Uint8Array; surface: Uint8Array; top_block: Uint8Array; revealed: Uint8Array } {
+export function chunkPlanes(world: WorldState): {
+  biome: Uint8Array;
+  surface: Uint8Array;
+  top_block: Uint8Array;
+  revealed: Uint8Array;
+} {
   return { biome: world.terrain.biome, surface: world.surface, top_block: world.top_block, revealed: world.revealed };
 }

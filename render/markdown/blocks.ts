@@ -12,7 +12,11 @@ export function markdown(title: string, sections: string[]): string {
 
 export function mdTable(headers: string[], rows: (string | number)[][]): string {
   const cell = (value: string | number) => escapeMarkdownInline(String(value));
-  return [`| ${headers.map(cell).join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)].join('\n');
+  return [
+    `| ${headers.map(cell).join(' | ')} |`,
+    `|${headers.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`),
+  ].join('\n');
 }
 
 /** A member's multi-line text as a blockquote: every line starts with '> ', so none of it can stand as a line of ours. */

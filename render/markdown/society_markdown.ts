@@ -11,15 +11,18 @@ export function societyMarkdown(view: SocietyView): string {
     '',
   ]);
   return markdown(view.society_name, [
-    mdTable(['vital', 'value'], [
-      ['members (active)', view.members],
-      ['agents registered', view.agents],
-      ['founder', view.founder],
-      ['payments', view.payments],
-      ['ledger entries', view.ledger_seq],
-      ['ledger head', view.ledger_hash],
-      ['genesis period', view.genesis_period ? 'on' : 'off'],
-    ]),
+    mdTable(
+      ['vital', 'value'],
+      [
+        ['members (active)', view.members],
+        ['agents registered', view.agents],
+        ['founder', view.founder],
+        ['payments', view.payments],
+        ['ledger entries', view.ledger_seq],
+        ['ledger head', view.ledger_hash],
+        ['genesis period', view.genesis_period ? 'on' : 'off'],
+      ],
+    ),
     '',
     view.genesis_note,
     '',
@@ -28,7 +31,10 @@ export function societyMarkdown(view: SocietyView): string {
     ...(bulletin.length === 0 ? ['Nothing pinned.', ''] : bulletin),
     '## Parameters',
     '',
-    mdTable(['parameter', 'value'], Object.entries(view.params).map(([name, value]) => [name, String(value)])),
+    mdTable(
+      ['parameter', 'value'],
+      Object.entries(view.params).map(([name, value]) => [name, String(value)]),
+    ),
   ]);
 }
 

@@ -16,13 +16,22 @@ export interface MotionsView {
 }
 
 export function motionsPage(frame: PageFrame, { motions, status }: MotionsView): string {
-  const filters = ['all', 'draft', 'open', 'passed', 'enacted', 'failed'].map((s) => link(s === 'all' ? '/motions' : `/motions?status=${s}`, s)).join(' ');
+  const filters = ['all', 'draft', 'open', 'passed', 'enacted', 'failed']
+    .map((s) => link(s === 'all' ? '/motions' : `/motions?status=${s}`, s))
+    .join(' ');
   return page(
     frame,
     `<p>Filter: ${filters}${status ? ` (showing ${e(status)})` : ''}</p>
 ${table(
   ['motion', 'title', 'status', 'aye', 'nay', 'abstain'],
-  motions.map((m) => [link(`/motions/${m.motion_id}`, m.motion_id), member(m.title), e(m.status), m.tally.aye, m.tally.nay, m.tally.abstain]),
+  motions.map((m) => [
+    link(`/motions/${m.motion_id}`, m.motion_id),
+    member(m.title),
+    e(m.status),
+    m.tally.aye,
+    m.tally.nay,
+    m.tally.abstain,
+  ]),
   [0, 1, 2],
 )}`,
   );
@@ -48,7 +57,10 @@ ${memberPre(motion.body)}
 <h2>Changes</h2>
 ${pre(JSON.stringify(motion.changes, null, 2))}
 <h2>The roll</h2>
-${table(['agent', 'choice', 'at', 'revision', 'counts'], motion.roll.map((v) => [v.agent_id, v.choice, v.at, v.revision, v.counts ? 'yes' : 'no']))}`,
+${table(
+  ['agent', 'choice', 'at', 'revision', 'counts'],
+  motion.roll.map((v) => [v.agent_id, v.choice, v.at, v.revision, v.counts ? 'yes' : 'no']),
+)}`,
   );
 }
 
@@ -65,7 +77,10 @@ export function charterPage(frame: PageFrame, { version, articles }: CharterView
       .filter((a) => a.namespace === namespace)
       .map((a) => `<h3>${e(a.article_id)}. ${member(a.title)}</h3><p>${member(a.text)}</p>`)
       .join('\n');
-  return page(frame, `<p>Version ${version}. Every version stays readable at <code>/charter/v{version}.json</code>.</p><h2>Bedrock: the axioms</h2>${section('bedrock')}<h2>Domain</h2>${section('domain')}`);
+  return page(
+    frame,
+    `<p>Version ${version}. Every version stays readable at <code>/charter/v{version}.json</code>.</p><h2>Bedrock: the axioms</h2>${section('bedrock')}<h2>Domain</h2>${section('domain')}`,
+  );
 }
 
 export interface ProhibitionsView {
@@ -77,7 +92,11 @@ export interface ProhibitionsView {
 export function prohibitionsPage(frame: PageFrame, { prohibitions, p0_refusals }: ProhibitionsView): string {
   return page(
     frame,
-    `${table(['id', 'namespace', 'text'], prohibitions.map((p) => [e(p.prohibition_id), e(p.namespace), member(p.text)]), [0, 1, 2])}
+    `${table(
+      ['id', 'namespace', 'text'],
+      prohibitions.map((p) => [e(p.prohibition_id), e(p.namespace), member(p.text)]),
+      [0, 1, 2],
+    )}
 <p>${p0_refusals} operations refused at the Bedrock boundary so far: ${link('/prohibitions/p0', 'the P0 list')}.</p>`,
   );
 }
@@ -92,8 +111,14 @@ export interface ModuleView {
 }
 
 export function modulePage(frame: PageFrame, module: ModuleView): string {
-  const archive = module.status === 'retired' ? `<p><strong>Archive.</strong> This module was retired at ${e(module.retired_at ?? '')}; its record stays here.</p>` : '';
-  return page(frame, `${archive}<p>${member(module.description)}</p><p>Status: ${e(module.status)}; enabled ${e(module.enabled_at)}${module.by_motion ? ` by ${link(`/motions/${module.by_motion}`, module.by_motion)}` : ''}.</p>`);
+  const archive =
+    module.status === 'retired'
+      ? `<p><strong>Archive.</strong> This module was retired at ${e(module.retired_at ?? '')}; its record stays here.</p>`
+      : '';
+  return page(
+    frame,
+    `${archive}<p>${member(module.description)}</p><p>Status: ${e(module.status)}; enabled ${e(module.enabled_at)}${module.by_motion ? ` by ${link(`/motions/${module.by_motion}`, module.by_motion)}` : ''}.</p>`,
+  );
 }
 
 export interface DispatchesView {
@@ -104,5 +129,8 @@ export interface DispatchesView {
 
 export function dispatchesPage(frame: PageFrame, { dispatches, older }: DispatchesView): string {
   const list = dispatches.map((d) => `<h2>Dispatch ${d.dispatch_id}</h2><p>${e(d.at)}</p>${pre(d.text)}`).join('\n');
-  return page(frame, `${list || '<p>No Dispatch yet.</p>'}${older ? `<p>${link(`/dispatches?before_id=${older}`, 'Older')}</p>` : ''}`);
+  return page(
+    frame,
+    `${list || '<p>No Dispatch yet.</p>'}${older ? `<p>${link(`/dispatches?before_id=${older}`, 'Older')}</p>` : ''}`,
+  );
 }

@@ -8,7 +8,12 @@ export const member = memberTextHtml;
 
 export function table(headers: string[], rows: (string | number)[][], raw_columns: number[] = []): string {
   const head = headers.map((h) => `<th>${e(h)}</th>`).join('');
-  const body = rows.map((row) => `<tr>${row.map((cell, i) => `<td>${raw_columns.includes(i) ? cell : e(String(cell))}</td>`).join('')}</tr>`).join('\n');
+  const body = rows
+    .map(
+      (row) =>
+        `<tr>${row.map((cell, i) => `<td>${raw_columns.includes(i) ? cell : e(String(cell))}</td>`).join('')}</tr>`,
+    )
+    .join('\n');
   return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 

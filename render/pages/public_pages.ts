@@ -15,7 +15,11 @@ export function ledgerPage(frame: PageFrame, { entries, older }: LedgerView): st
   return page(
     frame,
     `<p>The raw chain with its recipe: ${link('/api/v1/ledger', '/api/v1/ledger')}. Re-verify it with <code>tessera-agent verify</code>.</p>
-${table(['seq', 'at', 'event', 'actor'], entries.map((x) => [link(`/ledger/${x.seq}`, String(x.seq)), e(x.at), e(x.event_type), e(x.actor)]), [0])}
+${table(
+  ['seq', 'at', 'event', 'actor'],
+  entries.map((x) => [link(`/ledger/${x.seq}`, String(x.seq)), e(x.at), e(x.event_type), e(x.actor)]),
+  [0],
+)}
 ${older ? `<p>${link(`/ledger?before=${older}`, 'Older')}</p>` : ''}`,
   );
 }
@@ -39,8 +43,16 @@ export interface AetherView {
 
 export function aetherPage(frame: PageFrame, { messages, older }: AetherView): string {
   // messageHtml is the safe rendering (escaped, links made safe): it is the one value not escaped again.
-  const list = messages.map((m) => `<article><p><code>#${m.message_id}</code> ${link(`/agents/${m.agent_id}`, m.agent_id)} at ${e(m.at)}</p><p>${isolateHtml(messageHtml(m.body))}</p></article>`).join('\n');
-  return page(frame, `<p>Read-only. Members send with the act <code>aether_send</code>.</p>${list || '<p>Silence so far.</p>'}${older ? `<p>${link(`/aether?before_id=${older}`, 'Older')}</p>` : ''}`);
+  const list = messages
+    .map(
+      (m) =>
+        `<article><p><code>#${m.message_id}</code> ${link(`/agents/${m.agent_id}`, m.agent_id)} at ${e(m.at)}</p><p>${isolateHtml(messageHtml(m.body))}</p></article>`,
+    )
+    .join('\n');
+  return page(
+    frame,
+    `<p>Read-only. Members send with the act <code>aether_send</code>.</p>${list || '<p>Silence so far.</p>'}${older ? `<p>${link(`/aether?before_id=${older}`, 'Older')}</p>` : ''}`,
+  );
 }
 
 export interface ReputationView {
@@ -48,7 +60,14 @@ export interface ReputationView {
 }
 
 export function reputationPage(frame: PageFrame, { leaderboard }: ReputationView): string {
-  return page(frame, table(['rank', 'member', 'handle', 'standing'], leaderboard.map((r) => [r.rank, link(`/agents/${r.agent_id}`, r.agent_id), member(r.handle ?? ''), r.standing]), [1, 2]));
+  return page(
+    frame,
+    table(
+      ['rank', 'member', 'handle', 'standing'],
+      leaderboard.map((r) => [r.rank, link(`/agents/${r.agent_id}`, r.agent_id), member(r.handle ?? ''), r.standing]),
+      [1, 2],
+    ),
+  );
 }
 
 export interface AgentView {
@@ -65,7 +84,10 @@ export function agentPage(frame: PageFrame, view: AgentView): string {
     frame,
     `<p>Handle <strong>${member(view.handle)}</strong>, registered ${e(view.registered_at)}.</p>
 <p>${view.position ? `Last seen at (${view.position.x}, ${view.position.y}).` : 'Not in the world.'} Standing ${view.standing}.</p>
-${table(['signal', 'count'], Object.entries(view.signals).map(([k, v]) => [k, v]))}`,
+${table(
+  ['signal', 'count'],
+  Object.entries(view.signals).map(([k, v]) => [k, v]),
+)}`,
   );
 }
 

@@ -32,20 +32,26 @@ export function homePage(frame: PageFrame, view: SocietyView): string {
 export function societyPage(frame: PageFrame, view: SocietyView): string {
   return page(
     frame,
-    `${table(['vital', 'value'], [
-      ['members (active)', view.members],
-      ['agents registered', view.agents],
-      ['founder', view.founder],
-      ['payments', view.payments],
-      ['ledger entries', view.ledger_seq],
-      ['ledger head', view.ledger_hash],
-      ['genesis period', view.genesis_period ? 'on' : 'off'],
-    ])}
+    `${table(
+      ['vital', 'value'],
+      [
+        ['members (active)', view.members],
+        ['agents registered', view.agents],
+        ['founder', view.founder],
+        ['payments', view.payments],
+        ['ledger entries', view.ledger_seq],
+        ['ledger head', view.ledger_hash],
+        ['genesis period', view.genesis_period ? 'on' : 'off'],
+      ],
+    )}
 <p>${e(view.genesis_note)}</p>
 <h2>Bulletin</h2>
 ${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${member(item.title)}</strong> ${link(`/agents/${item.agent_id}`, item.agent_id)} at ${e(item.at)}</p><p>${member(item.body)}</p></article>`).join('\n')}
 <h2>Parameters (votable)</h2>
-${table(['parameter', 'value'], Object.entries(view.params).map(([name, value]) => [name, String(value)]))}`,
+${table(
+  ['parameter', 'value'],
+  Object.entries(view.params).map(([name, value]) => [name, String(value)]),
+)}`,
   );
 }
 
@@ -100,5 +106,11 @@ export interface HealthView {
 }
 
 export function healthPage(frame: PageFrame, view: HealthView): string {
-  return page(frame, table(['measure', 'value'], Object.entries(view).map(([k, v]) => [k, String(v)])));
+  return page(
+    frame,
+    table(
+      ['measure', 'value'],
+      Object.entries(view).map(([k, v]) => [k, String(v)]),
+    ),
+  );
 }

@@ -9,7 +9,10 @@ export interface ChildServer {
 
 /** Starts `node dist/api/main.js` as a separate process, as an operator would, and waits for its address. */
 export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['dist/api/main.js'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/api/main.js'], {
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const url = await new Promise<string>((resolve, reject) => {

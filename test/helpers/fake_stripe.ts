@@ -40,7 +40,18 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         const id = `cs_test_${counter}`;
         const metadata: Record<string, string> = {};
         for (const [key, value] of form) if (key.startsWith('metadata[')) metadata[key.slice(9, -1)] = value;
-        const session = { id, object: 'checkout.session', url: `https://checkout.stripe.test/c/pay/${id}`, amount_total: Number(form.get('line_items[0][price_data][unit_amount]')), currency: 'usd', mode: form.get('mode'), client_reference_id: form.get('client_reference_id'), metadata, payment_status: 'unpaid', status: 'open' };
+        const session = {
+          id,
+          object: 'checkout.session',
+          url: `https://checkout.stripe.test/c/pay/${id}`,
+          amount_total: Number(form.get('line_items[0][price_data][unit_amount]')),
+          currency: 'usd',
+          mode: form.get('mode'),
+          client_reference_id: form.get('client_reference_id'),
+          metadata,
+          payment_status: 'unpaid',
+          status: 'open',
+        };
         sessions.set(id, session);
         res.end(JSON.stringify(session));
         return;
@@ -51,11 +62,22 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         return;
       }
       if (req.method === 'POST' && req.url === '/v1/billing_portal/sessions') {
-        res.end(JSON.stringify({ id: `bps_${counter}`, object: 'billing_portal.session', customer: form.get('customer'), url: `https://billing.stripe.test/p/session/bps_${counter}` }));
+        res.end(
+          JSON.stringify({
+            id: `bps_${counter}`,
+            object: 'billing_portal.session',
+            customer: form.get('customer'),
+            url: `https://billing.stripe.test/p/session/bps_${counter}`,
+          }),
+        );
         return;
       }
       res.statusCode = 404;
-      res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${req.url})` } }));
+      res.end(
+        JSON.stringify({
+          error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${req.url})` },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -29,7 +29,10 @@ export async function rehashFrom(chain: WireEntry[], from_index: number): Promis
 }
 
 /** Appends an invented entry to a copy of the chain, hashed and linked like a real one. */
-export async function withInvented(chain: WireEntry[], entry: Omit<WireEntry, 'seq' | 'prev_hash' | 'hash'>): Promise<WireEntry[]> {
+export async function withInvented(
+  chain: WireEntry[],
+  entry: Omit<WireEntry, 'seq' | 'prev_hash' | 'hash'>,
+): Promise<WireEntry[]> {
   const forged = structuredClone(chain);
   forged.push({ ...structuredClone(entry), seq: 0, prev_hash: '', hash: '' });
   return rehashFrom(forged, forged.length - 1);

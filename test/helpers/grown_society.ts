@@ -20,13 +20,19 @@ export interface GrownSociety {
  * so that drills and replays find a proof on every member entry; with `backup_at_seq`, a
  * backup is taken once the ledger passes that seq.
  */
-export async function growSociety(data_dir: string, { entries, backup_at_seq, members = 2000 }: { entries: number; backup_at_seq?: number; members?: number }): Promise<GrownSociety> {
+export async function growSociety(
+  data_dir: string,
+  { entries, backup_at_seq, members = 2000 }: { entries: number; backup_at_seq?: number; members?: number },
+): Promise<GrownSociety> {
   const founding = await startChildServer({ DATA_DIR: data_dir, BACKUP_EVERY_SECONDS: '0' });
   await founding.kill('SIGTERM');
   const store = new LmdbStore(join(data_dir, 'store'));
   const engine = await Engine.open(store, {}, { clock: Date.now, snapshot_every_ticks: 200 });
   try {
-    const signers = Array.from({ length: members }, () => ({ member: new SigningMember(), backups: [freshPubkey(), freshPubkey()] as const }));
+    const signers = Array.from({ length: members }, () => ({
+      member: new SigningMember(),
+      backups: [freshPubkey(), freshPubkey()] as const,
+    }));
     const registered = await Promise.all(signers.map(({ member }, i) => engine.submit(member.register(`grown-${i}`))));
     if (!registered.every((outcome) => outcome.ok)) throw new Error('registration refused while growing the society');
     let backup: TakenBackup | undefined;
@@ -34,8 +40,10 @@ export async function growSociety(data_dir: string, { entries, backup_at_seq, me
       // One act per member per round, so each member alternates between its two keys.
       const batch: Submission[] = signers.map(({ member, backups }) => member.registerBackupKey(backups[round % 2]!));
       const outcomes = await Promise.all(batch.map((submission) => engine.submit(submission)));
-      if (!outcomes.every((outcome) => outcome.ok)) throw new Error('a filler act was refused while growing the society');
-      if (backup_at_seq !== undefined && !backup && engine.state.ledger_head.seq >= backup_at_seq) backup = await takeBackup(store, data_dir, Date.now(), 24);
+      if (!outcomes.every((outcome) => outcome.ok))
+        throw new Error('a filler act was refused while growing the society');
+      if (backup_at_seq !== undefined && !backup && engine.state.ledger_head.seq >= backup_at_seq)
+        backup = await takeBackup(store, data_dir, Date.now(), 24);
     }
     await engine.drain();
     return { ledger_seq: engine.state.ledger_head.seq, ...(backup ? { backup } : {}) };

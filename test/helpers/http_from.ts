@@ -1,7 +1,14 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { signText, type AgentKey } from '../../client/keys.js';
-import { HEADER_AGENT_ID, HEADER_NONCE, HEADER_SIGNATURE, canonicalBody, sha256Hex, signingString } from '../../client/protocol.js';
+import {
+  HEADER_AGENT_ID,
+  HEADER_NONCE,
+  HEADER_SIGNATURE,
+  canonicalBody,
+  sha256Hex,
+  signingString,
+} from '../../client/protocol.js';
 
 export interface Answer {
   status: number;
@@ -56,8 +63,19 @@ export class LoopbackClient {
   /** One POST signed by key with the given nonce, sent exactly as signed. */
   async signed(path: string, body: unknown, key: AgentKey, nonce: string): Promise<Answer> {
     const sent = canonicalBody(body);
-    const text = signingString({ method: 'POST', path, agent_id: key.agent_id, nonce, body_sha256: await sha256Hex(sent) });
-    const headers = { 'content-type': 'application/json', [HEADER_AGENT_ID]: key.agent_id, [HEADER_NONCE]: nonce, [HEADER_SIGNATURE]: await signText(key, text) };
+    const text = signingString({
+      method: 'POST',
+      path,
+      agent_id: key.agent_id,
+      nonce,
+      body_sha256: await sha256Hex(sent),
+    });
+    const headers = {
+      'content-type': 'application/json',
+      [HEADER_AGENT_ID]: key.agent_id,
+      [HEADER_NONCE]: nonce,
+      [HEADER_SIGNATURE]: await signText(key, text),
+    };
     return this.send('POST', path, headers, sent);
   }
 
@@ -71,7 +89,13 @@ export class LoopbackClient {
  * pipelined `depth` at a time (HTTP/1.1), as fast as the server answers. Answers are
  * counted by status; nothing else is kept.
  */
-export function pipelinedGets(base_url: string, local_address: string, pathOf: (index: number) => string, count: number, depth = 64): Promise<Map<number, number>> {
+export function pipelinedGets(
+  base_url: string,
+  local_address: string,
+  pathOf: (index: number) => string,
+  count: number,
+  depth = 64,
+): Promise<Map<number, number>> {
   const { hostname, port } = new URL(base_url);
   const statuses = new Map<number, number>();
   return new Promise((resolve, reject) => {

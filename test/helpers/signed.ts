@@ -1,5 +1,12 @@
 import { signText, type AgentKey } from '../../client/keys.js';
-import { HEADER_AGENT_ID, HEADER_NONCE, HEADER_SIGNATURE, canonicalBody, sha256Hex, signingString } from '../../client/protocol.js';
+import {
+  HEADER_AGENT_ID,
+  HEADER_NONCE,
+  HEADER_SIGNATURE,
+  canonicalBody,
+  sha256Hex,
+  signingString,
+} from '../../client/protocol.js';
 
 export interface RawSignedOptions {
   method?: string;
@@ -33,7 +40,13 @@ export async function rawSigned(base_url: string, options: RawSignedOptions): Pr
   const nonce = options.nonce ?? (await fetchNonce(base_url, options.nonce_for ?? agent_id));
   const sent = typeof options.body === 'string' ? options.body : canonicalBody(options.body);
   const signed = options.signed_body ?? sent;
-  const text = signingString({ method: options.signed_method ?? method, path: options.signed_path ?? options.path, agent_id, nonce, body_sha256: await sha256Hex(signed) });
+  const text = signingString({
+    method: options.signed_method ?? method,
+    path: options.signed_path ?? options.path,
+    agent_id,
+    nonce,
+    body_sha256: await sha256Hex(signed),
+  });
   const headers: Record<string, string> = {
     [HEADER_AGENT_ID]: agent_id,
     [HEADER_NONCE]: nonce,
@@ -41,7 +54,11 @@ export async function rawSigned(base_url: string, options: RawSignedOptions): Pr
     ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
     ...options.headers,
   };
-  const response = await fetch(base_url + options.path, { method, headers, ...(options.body !== undefined ? { body: sent } : {}) });
+  const response = await fetch(base_url + options.path, {
+    method,
+    headers,
+    ...(options.body !== undefined ? { body: sent } : {}),
+  });
   return { ...(await decode(response)), nonce };
 }
 

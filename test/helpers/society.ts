@@ -23,11 +23,27 @@ export function tempDir(prefix = 'tessera-test-'): string {
 }
 
 export function testConfig(data_dir: string, overrides: Partial<Config> = {}): Config {
-  return { port: 0, host: '127.0.0.1', public_url: 'http://society.test', read_limits: { reads_per_second: 100_000, burst_reads: 100_000 }, registration_limits: { registrations_per_hour: 1_000_000, burst_registrations: 1_000_000 }, nonce_limits: { nonces_per_second: 100_000, burst_nonces: 100_000 }, backup_every_seconds: 0, backups_kept: 3, data_dir, body_limit_bytes: 64 * 1024, snapshot_every_ticks: 5000, chunk_workers: 1, ...overrides };
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    public_url: 'http://society.test',
+    read_limits: { reads_per_second: 100_000, burst_reads: 100_000 },
+    registration_limits: { registrations_per_hour: 1_000_000, burst_registrations: 1_000_000 },
+    nonce_limits: { nonces_per_second: 100_000, burst_nonces: 100_000 },
+    backup_every_seconds: 0,
+    backups_kept: 3,
+    data_dir,
+    body_limit_bytes: 64 * 1024,
+    snapshot_every_ticks: 5000,
+    chunk_workers: 1,
+    ...overrides,
+  };
 }
 
 /** A real society: real LMDB in a temp folder, real HTTP on an ephemeral port, a clock the test moves. */
-export async function startTestSociety(options: { data_dir?: string; genesis?: object; config?: Partial<Config>; start_ms?: number } = {}): Promise<TestSociety> {
+export async function startTestSociety(
+  options: { data_dir?: string; genesis?: object; config?: Partial<Config>; start_ms?: number } = {},
+): Promise<TestSociety> {
   const data_dir = options.data_dir ?? tempDir();
   let now = options.start_ms ?? Date.parse('2026-11-21T10:00:00.000Z');
   let genesis_file: string | undefined;
@@ -37,16 +53,19 @@ export async function startTestSociety(options: { data_dir?: string; genesis?: o
   }
   const bugs: string[] = [];
   const logs: string[] = [];
-  const society = await startSociety(testConfig(data_dir, { ...(genesis_file ? { genesis_file } : {}), ...options.config }), {
-    clock: () => now,
-    report: (error, where) => {
-      bugs.push(`${where}: ${String(error)}`);
+  const society = await startSociety(
+    testConfig(data_dir, { ...(genesis_file ? { genesis_file } : {}), ...options.config }),
+    {
+      clock: () => now,
+      report: (error, where) => {
+        bugs.push(`${where}: ${String(error)}`);
+      },
+      on_fatal: (error) => {
+        throw error;
+      },
+      log: (line) => logs.push(JSON.stringify(line)),
     },
-    on_fatal: (error) => {
-      throw error;
-    },
-    log: (line) => logs.push(JSON.stringify(line)),
-  });
+  );
   return Object.assign(society, {
     data_dir,
     bugs,
@@ -64,5 +83,8 @@ export async function startTestSociety(options: { data_dir?: string; genesis?: o
 
 /** The society's Founder, signing with the key file the society made in its data folder. */
 export async function founderClient(society: { url: string; data_dir: string }): Promise<TesseraClient> {
-  return new TesseraClient(society.url, await parseKeyFile(JSON.parse(readFileSync(join(society.data_dir, 'founder.key.json'), 'utf8'))));
+  return new TesseraClient(
+    society.url,
+    await parseKeyFile(JSON.parse(readFileSync(join(society.data_dir, 'founder.key.json'), 'utf8'))),
+  );
 }

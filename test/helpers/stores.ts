@@ -9,7 +9,10 @@ import { startTestSociety } from './society.js';
 import { join as joinSociety } from './world.js';
 
 /** A society that ran and stopped: its data folder, and the members that joined it. */
-export async function stoppedSociety(handles: string[], config: Partial<Config> = {}): Promise<{ data_dir: string; store_dir: string; head_seq: number }> {
+export async function stoppedSociety(
+  handles: string[],
+  config: Partial<Config> = {},
+): Promise<{ data_dir: string; store_dir: string; head_seq: number }> {
   const society = await startTestSociety({ config });
   for (const handle of handles) await joinSociety(society, handle);
   await society.engine.drain();
@@ -30,7 +33,12 @@ function hashedText(entry: Omit<LedgerEntry, 'hash'>): { json: string; hash: str
  * recomputes that entry's hash (the next entry's link then breaks); 'rechain'
  * recomputes every hash and link after it, so the chain is whole again.
  */
-export function tamperLedger(store_dir: string, seq: number, edit: (data: Record<string, unknown>) => void, mode: 'keep_hash' | 'rehash' | 'rechain'): void {
+export function tamperLedger(
+  store_dir: string,
+  seq: number,
+  edit: (data: Record<string, unknown>) => void,
+  mode: 'keep_hash' | 'rehash' | 'rechain',
+): void {
   const root = open({ path: store_dir, maxDbs: 8 });
   const ledger = root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
   try {
@@ -77,7 +85,11 @@ export function folderState(dir: string): Record<string, string> {
   const walk = (path: string, prefix: string) => {
     for (const name of readdirSync(path).sort()) {
       const stat = statSync(join(path, name));
-      state[prefix + name] = stat.isDirectory() ? 'dir' : name === 'lock.mdb' ? `${stat.size} bytes` : `${stat.size} bytes, mtime ${stat.mtimeMs}`;
+      state[prefix + name] = stat.isDirectory()
+        ? 'dir'
+        : name === 'lock.mdb'
+          ? `${stat.size} bytes`
+          : `${stat.size} bytes, mtime ${stat.mtimeMs}`;
       if (stat.isDirectory()) walk(join(path, name), `${prefix}${name}/`);
     }
   };
@@ -97,7 +109,10 @@ export interface Exited {
 /** Starts `node dist/api/main.js` as an operator would and waits for it to exit; a server that comes up is killed and reported. */
 export function startExpectingRefusal(env: Record<string, string>): Promise<Exited> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['dist/api/main.js'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/api/main.js'], {
+      env: { ...process.env, PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let served = false;
@@ -116,9 +131,20 @@ export function startExpectingRefusal(env: Record<string, string>): Promise<Exit
 /** Runs `tessera-operator ARGS` (the built CLI) and collects what it says. */
 export function runOperator(args: string[], env: Record<string, string> = {}): Promise<Exited> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['dist/api/operator_cli.js', ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      const failed = error as (Error & { code?: number; signal?: NodeJS.Signals }) | null;
-      resolve({ code: failed ? (typeof failed.code === 'number' ? failed.code : null) : 0, signal: failed?.signal ?? null, stdout, stderr, served: false });
-    });
+    execFile(
+      process.execPath,
+      ['dist/api/operator_cli.js', ...args],
+      { env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        const failed = error as (Error & { code?: number; signal?: NodeJS.Signals }) | null;
+        resolve({
+          code: failed ? (typeof failed.code === 'number' ? failed.code : null) : 0,
+          signal: failed?.signal ?? null,
+          stdout,
+          stderr,
+          served: false,
+        });
+      },
+    );
   });
 }

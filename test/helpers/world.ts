@@ -33,7 +33,12 @@ export function standOn(society: TestSociety, member: Member, x: number, y: numb
 }
 
 /** The nearest tile to (from_x, from_y), ring by ring, that satisfies the test. */
-export function findTile(world: WorldState, test: (x: number, y: number, biome: string) => boolean, from_x = 1024, from_y = 1024): { x: number; y: number } {
+export function findTile(
+  world: WorldState,
+  test: (x: number, y: number, biome: string) => boolean,
+  from_x = 1024,
+  from_y = 1024,
+): { x: number; y: number } {
   for (let radius = 0; radius < WORLD_SIZE; radius++) {
     for (let dy = -radius; dy <= radius; dy++) {
       for (let dx = -radius; dx <= radius; dx++) {
@@ -61,7 +66,10 @@ export function stepInto(world: WorldState, x: number, y: number, biome: string)
 }
 
 export async function refusal(promise: Promise<unknown>): Promise<TesseraError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   if (!(error instanceof TesseraError)) throw new Error(`expected a refusal, got ${JSON.stringify(error)}`);
   return error;
 }
