@@ -44,14 +44,27 @@ export const dispatchList = defineRead({
   }),
 });
 
+/** A page of a history, newest first: at most `limit` items whose id is below `before` (all, without it). */
+function newestBefore<T>(
+  items: readonly T[],
+  idOf: (item: T) => number,
+  before: number | undefined,
+  limit: number,
+): T[] {
+  const older = before === undefined ? items : items.filter((item) => idOf(item) < before);
+  return older.slice(-limit).reverse();
+}
+
 export const bulletinList = defineRead({
   name: 'bulletin_list',
   title: 'Bulletin',
-  summary: "The members' bulletin, newest first.",
+  summary: "The members' bulletin, newest first; before reads the posts older than that bulletin_id.",
   path: '/api/v1/bulletin',
-  args: z.object({}),
+  args: z.object({ before: z.int().min(0).optional(), limit: z.int().min(1).max(500).default(50) }),
   response: { kind: 'json', schema: z.object({ items: z.array(BulletinItemSchema) }) },
-  view: ({ state }) => ({ items: [...state.governance.bulletin].reverse().map(bulletinView) }),
+  view: ({ state }, { before, limit }) => ({
+    items: newestBefore(state.governance.bulletin, (item) => item.bulletin_id, before, limit).map(bulletinView),
+  }),
 });
 
 export const chronicleList = defineRead({
@@ -61,8 +74,7 @@ export const chronicleList = defineRead({
   path: '/api/v1/chronicle',
   args: z.object({ before: z.int().min(0).optional(), limit: z.int().min(1).max(500).default(50) }),
   response: { kind: 'json', schema: z.object({ items: z.array(ChronicleItemSchema) }) },
-  view: ({ state }, { before, limit }) => {
-    const items = state.governance.chronicle.filter((item) => before === undefined || item.chronicle_id < before);
-    return { items: items.slice(-limit).reverse().map(chronicleView) };
-  },
+  view: ({ state }, { before, limit }) => ({
+    items: newestBefore(state.governance.chronicle, (item) => item.chronicle_id, before, limit).map(chronicleView),
+  }),
 });
