@@ -3,7 +3,9 @@ import { AXIOMS, DOMAIN_ARTICLES, INITIAL_PROHIBITIONS, type Article, type Prohi
 import type { Change } from './changes.js';
 import { keyedRecord, ownValue } from '../keyed.js';
 
-export type MotionStatus = 'draft' | 'open' | 'passed' | 'enacted' | 'failed';
+/** The states of a motion (PROTOCOL section 6), in the order a motion moves through them. */
+export const MOTION_STATUSES = ['draft', 'open', 'passed', 'enacted', 'failed'] as const;
+export type MotionStatus = (typeof MOTION_STATUSES)[number];
 export type Choice = 'aye' | 'nay' | 'abstain';
 
 export interface Tally {

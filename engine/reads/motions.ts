@@ -1,10 +1,10 @@
+import { MOTION_STATUSES } from '../governance/governance_state.js';
 import { z } from 'zod';
 import { ChangeSchema } from '../governance/changes.js';
 import { ayeShare, findMotion, isRefusal, motionView, rollView } from '../governance/motion_rules.js';
 import { defineRead, IsoTime } from '../read.js';
 
-/** The states of a motion (PROTOCOL section 6), in the order a motion moves through them. */
-export const MotionStatusSchema = z.enum(['draft', 'open', 'passed', 'enacted', 'failed']);
+export const MotionStatusSchema = z.enum(MOTION_STATUSES);
 
 const TallySchema = z.object({
   aye: z.int(),

@@ -1,4 +1,5 @@
 import type { Article, Prohibition } from '../../engine/governance/law.js';
+import { MOTION_STATUSES } from '../../engine/governance/governance_state.js';
 import { page, type PageFrame } from '../layout.js';
 import { e, link, member, memberPre, pre, table } from './html_bits.js';
 
@@ -16,7 +17,7 @@ export interface MotionsView {
 }
 
 export function motionsPage(frame: PageFrame, { motions, status }: MotionsView): string {
-  const filters = ['all', 'draft', 'open', 'passed', 'enacted', 'failed']
+  const filters = ['all', ...MOTION_STATUSES]
     .map((s) => link(s === 'all' ? '/motions' : `/motions?status=${s}`, s))
     .join(' ');
   return page(
