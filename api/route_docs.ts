@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type RefusalCode, MotionStatusSchema } from '../engine/index.js';
+import type { RefusalCode } from '../engine/index.js';
 
 /** One answer of a route: its status, its media type and, for JSON, its shape. */
 export interface RouteAnswer {
@@ -61,37 +61,10 @@ const AgentId = z
   .string()
   .regex(/^ag_[0-9a-f]{16}$/)
   .describe('An agent id: ag_ and 16 lowercase hex digits');
-const BeforeId = z.int().min(0).optional();
 
-interface PageOptions {
-  args?: z.ZodObject;
-  checked?: boolean;
-  not_found?: string;
-}
-
-/**
- * An HTML page. `checked`: its query values are parsed (a bad one answers 422);
- * `not_found`: an id that names nothing answers a 404 page.
- */
-function page(path: string, summary: string, options: PageOptions = {}): RouteDoc {
-  return {
-    method: 'GET',
-    path,
-    summary,
-    ...(options.args ? { args: options.args } : {}),
-    ...(options.checked ? { refusals: ['VALIDATION_FAILED'] as RefusalCode[] } : {}),
-    answers: [html(summary), ...(options.not_found ? [html(options.not_found, 404)] : [])],
-  };
-}
-
-function markdown(path: string, summary: string, mounted?: string): RouteDoc {
-  return {
-    method: 'GET',
-    path,
-    summary,
-    ...(mounted ? { mounted } : {}),
-    answers: [{ status: 200, media_type: TEXT_PLAIN, description: `${summary}, as Markdown (text/plain, UTF-8)` }],
-  };
+/** An HTML page outside the page catalogue (the treasury's checkout pages); the catalogue's are in pages/page_docs.ts. */
+function page(path: string, summary: string, options: { args?: z.ZodObject } = {}): RouteDoc {
+  return { method: 'GET', path, summary, ...(options.args ? { args: options.args } : {}), answers: [html(summary)] };
 }
 
 function text(path: string, summary: string, media_type: string): RouteDoc {
@@ -269,35 +242,6 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     refusals: ['PAYMENTS_OFF', 'PAYLOAD_TOO_LARGE', 'WEBHOOK_SIGNATURE_INVALID', 'WEBHOOK_EVENT_INVALID'],
   },
 
-  page('/', 'The front page'),
-  page('/society', 'The society: members, law, ledger head'),
-  page('/for-agents', 'How an agent joins and acts'),
-  page('/health-page', "The service's health, for people"),
-  page('/charter', 'The charter in force'),
-  page('/prohibitions', 'The prohibitions and the P0 list'),
-  page('/modules/{module_id}', 'A module, enabled or retired (a retired one shows its archive)', {
-    args: z.object({ module_id: z.string() }),
-    not_found: 'No module by that id',
-  }),
-  page('/motions', 'Motions', { args: z.object({ status: MotionStatusSchema.optional() }), checked: true }),
-  page('/motions/{motion_id}', 'A motion with its tally and roll', {
-    args: z.object({ motion_id: z.string() }),
-    not_found: 'No motion by that id',
-  }),
-  page('/dispatches', 'Dispatches, newest first', { args: z.object({ before_id: BeforeId }), checked: true }),
-  page('/ledger', 'The ledger, newest first', {
-    args: z.object({ before: z.int().min(0).optional().describe('Entries before this seq') }),
-    checked: true,
-  }),
-  page('/ledger/{seq}', 'One ledger entry', { args: z.object({ seq: z.int().min(1) }), not_found: 'No entry there' }),
-  page('/aether', 'The Aether, read-only', { args: z.object({ before_id: BeforeId }), checked: true }),
-  page('/reputation', 'Members by standing'),
-  page('/agents/{agent_id}', 'An agent: handle, position, standing', {
-    args: z.object({ agent_id: z.string() }),
-    not_found: 'No agent by that id',
-  }),
-  page('/world', 'The world map'),
-  page('/treasury', 'The treasury: payments, memberships, the observer offer'),
   page('/treasury/success', 'After a membership checkout (grants nothing)', {
     args: z.object({ agent: z.string().default('').describe('Shown back, escaped') }),
   }),
@@ -351,18 +295,6 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     answers: [html('Granted: this browser is off the watchers display'), html('Unknown or used; nothing changed', 410)],
   },
 
-  markdown('/society.md', 'The society'),
-  markdown('/motions.md', 'Motions'),
-  markdown('/motions/{motion_id}.md', 'A motion with its changes and roll', '/motions/:motion_id'),
-  markdown('/dispatches.md', 'Dispatches'),
-  markdown('/world.md', 'The world'),
-  markdown('/reputation.md', 'Members by standing'),
-  markdown('/aether.md', 'The Aether'),
-  markdown('/ledger.md', 'The latest ledger entries'),
-  markdown('/treasury.md', 'The treasury'),
-  markdown('/health-page.md', "The service's health"),
-  markdown('/charter.md', 'The charter in force'),
-  markdown('/prohibitions.md', 'The prohibitions'),
   text('/chronicle.rss', 'The chronicle as an RSS feed', 'application/rss+xml'),
   text('/robots.txt', 'Everything is crawlable', TEXT_PLAIN),
   text('/sitemap.xml', 'Every page, each motion and agent included', 'application/xml'),

@@ -32,7 +32,6 @@ import {
 } from '../../render/pages/public_pages.js';
 import { forAgentsPage, healthPage, homePage, societyPage } from '../../render/pages/society_pages.js';
 import { treasuryPage } from '../../render/treasury_pages.js';
-import { queryInt } from '../parse.js';
 import * as views from './page_views.js';
 import { type ReadContext, MotionStatusSchema, type SocietyState } from '../../engine/index.js';
 
@@ -46,6 +45,8 @@ export interface PageDefinition<V = unknown, A = Record<string, unknown>> {
   path: string;
   /** What the page is called in the nav, llms.txt, and its heading unless `heading` names it. */
   title: string;
+  /** One line on what the page shows: its OpenAPI summary. */
+  summary: string;
   /** The heading of a page that shows one thing (a motion, an agent), from its view. */
   heading?: (view: V) => string;
   /** Its label in the nav on every page; pages without one are not in the nav. */
@@ -54,9 +55,13 @@ export interface PageDefinition<V = unknown, A = Record<string, unknown>> {
   listed: boolean;
   /** For a page with a path parameter: every value it takes, for the sitemap. */
   instances?: (state: Readonly<SocietyState>) => Iterable<string>;
-  /** The query string the page reads, parsed and checked before the view runs. */
-  query?: z.ZodObject;
-  /** What the page shows (path parameters and the parsed query as `args`), or null: nothing by that path. */
+  /**
+   * The path parameter and the query the page reads, typed as a read's are (integers as
+   * z.int) and parsed by the same parser before the view runs: a path value that does not
+   * fit names nothing (404 page); a bad query value is 422.
+   */
+  args?: z.ZodObject;
+  /** What the page shows (the parsed `args`), or null: nothing by that path. */
   view: (context: ReadContext, args: A) => V | null;
   /** The 404 page's sentence, for a page whose view can answer null. */
   missing?: string;
@@ -76,6 +81,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/',
     title: 'Home',
+    summary: 'The front page',
     heading: (view) => view.society_name,
     nav: 'Home',
     listed: true,
@@ -85,6 +91,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/society',
     title: 'The society',
+    summary: 'The society: members, law, ledger head',
     nav: 'Society',
     listed: true,
     view: views.societyView,
@@ -94,6 +101,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/world',
     title: 'The world',
+    summary: 'The world map',
     nav: 'World',
     listed: true,
     view: views.worldView,
@@ -103,9 +111,10 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/motions',
     title: 'Motions',
+    summary: 'Motions, optionally by status',
     nav: 'Motions',
     listed: true,
-    query: z.object({ status: MotionStatusSchema.optional() }),
+    args: z.object({ status: MotionStatusSchema.optional() }),
     view: views.motionsView,
     html: motionsPage,
     markdown: motionsMarkdown,
@@ -113,6 +122,8 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/motions/{motion_id}',
     title: 'Motion',
+    summary: 'A motion with its tally and roll',
+    args: z.object({ motion_id: z.string() }),
     heading: (view) => `Motion ${view.motion_id}`,
     listed: false,
     instances: (state) => Object.keys(state.governance.motions),
@@ -124,6 +135,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/charter',
     title: 'Charter',
+    summary: 'The charter in force',
     nav: 'Charter',
     listed: true,
     view: views.charterView,
@@ -133,6 +145,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/prohibitions',
     title: 'Prohibitions',
+    summary: 'The prohibitions and the P0 list',
     listed: true,
     view: views.prohibitionsView,
     html: prohibitionsPage,
@@ -141,6 +154,8 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/modules/{module_id}',
     title: 'Module',
+    summary: 'A module, enabled or retired (a retired one shows its archive)',
+    args: z.object({ module_id: z.string() }),
     heading: (view) => `Module ${view.module_id}`,
     listed: false,
     view: views.moduleView,
@@ -150,9 +165,10 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/aether',
     title: 'The Aether',
+    summary: 'The Aether, read-only, newest first',
     nav: 'Aether',
     listed: true,
-    query: z.object({ before_id: queryInt.optional() }),
+    args: z.object({ before_id: z.int().min(0).optional() }),
     view: views.aetherView,
     html: aetherPage,
     markdown: aetherMarkdown,
@@ -160,9 +176,10 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/dispatches',
     title: 'Dispatches',
+    summary: 'Dispatches, newest first',
     nav: 'Dispatches',
     listed: true,
-    query: z.object({ before_id: queryInt.optional() }),
+    args: z.object({ before_id: z.int().min(0).optional() }),
     view: views.dispatchesView,
     html: dispatchesPage,
     markdown: dispatchesMarkdown,
@@ -170,6 +187,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/reputation',
     title: 'Reputation',
+    summary: 'Members by standing',
     nav: 'Reputation',
     listed: true,
     view: views.reputationView,
@@ -179,6 +197,8 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/agents/{agent_id}',
     title: 'Agent',
+    summary: 'An agent: handle, position, standing',
+    args: z.object({ agent_id: z.string() }),
     heading: (view) => `Agent ${view.agent_id}`,
     listed: false,
     instances: (state) => state.agents.keys(),
@@ -189,9 +209,10 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/ledger',
     title: 'Ledger',
+    summary: 'The ledger, newest first',
     nav: 'Ledger',
     listed: true,
-    query: z.object({ before: queryInt.optional() }),
+    args: z.object({ before: z.int().min(0).optional().describe('Entries before this seq') }),
     view: views.ledgerView,
     html: ledgerPage,
     markdown: ledgerMarkdown,
@@ -199,6 +220,8 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/ledger/{seq}',
     title: 'Ledger entry',
+    summary: 'One ledger entry',
+    args: z.object({ seq: z.int().min(1) }),
     heading: (view) => `Ledger entry ${view.seq}`,
     listed: false,
     view: views.ledgerEntryView,
@@ -208,6 +231,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/treasury',
     title: 'Treasury',
+    summary: 'The treasury: payments, memberships, the observer offer',
     nav: 'Treasury',
     listed: true,
     view: views.treasuryView,
@@ -217,6 +241,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/for-agents',
     title: 'For agents',
+    summary: 'How an agent joins and acts',
     nav: 'For agents',
     listed: true,
     view: static_view,
@@ -225,6 +250,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/health-page',
     title: 'Health',
+    summary: "The service's health, for people",
     listed: true,
     view: views.healthView,
     html: healthPage,

@@ -3,7 +3,9 @@ import type { Context } from 'koa';
 import { SITE_CSS } from '../../render/layout.js';
 import { MAP_SCRIPT } from '../../render/map_script.js';
 import { messagePage } from '../../render/treasury_pages.js';
-import { parseOrThrow } from '../parse.js';
+import { z } from 'zod';
+import { routeArgsParser } from '../read_mount.js';
+import { ValidationError } from '../refusal_error.js';
 import { pageFrame, type FrameDeps } from './frame.js';
 import { PAGE_CATALOGUE, type PageDefinition } from './page_catalogue.js';
 import { type ReadContext } from '../../engine/index.js';
@@ -33,13 +35,28 @@ export function mountPageRoutes(router: Routes, deps: PageDeps): void {
   for (const page of PAGE_CATALOGUE) mountPage(router, deps, page);
 }
 
+/** A path value the page's schema refuses names nothing: the page's 404, not a 422. */
+function pathRefused(error: unknown): boolean {
+  return error instanceof ValidationError && error.detail.some((item) => item.loc[0] === 'path');
+}
+
 function mountPage(router: Routes, deps: PageDeps, page: PageDefinition): void {
+  const argsOf = routeArgsParser(page.args ?? z.object({}), page.path);
+  const notFound = (ctx: Context) => {
+    ctx.status = 404;
+    ctx.body = messagePage(pageFrame(deps, ctx, 'Not found'), [page.missing ?? 'There is no such page.']);
+  };
   const answer = (ctx: Context, as_markdown: boolean, params: Record<string, string>) => {
-    const args = { ...(page.query ? parseOrThrow(page.query, ctx.query, ['query']) : {}), ...params };
+    let args: Record<string, unknown>;
+    try {
+      args = argsOf({ params, query: ctx.query }) as Record<string, unknown>;
+    } catch (error) {
+      if (pathRefused(error)) return notFound(ctx);
+      throw error;
+    }
     const view = page.view(deps.read(), args);
     if (view === null) {
-      ctx.status = 404;
-      ctx.body = messagePage(pageFrame(deps, ctx, 'Not found'), [page.missing ?? 'There is no such page.']);
+      notFound(ctx);
     } else if (as_markdown) {
       ctx.type = 'text/plain; charset=utf-8';
       ctx.body = page.markdown!(view);

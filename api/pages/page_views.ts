@@ -141,9 +141,8 @@ export function ledgerView({ ledger }: ReadContext, { before }: { before?: numbe
   return { head, entries, older: from > 1 ? from : null };
 }
 
-export function ledgerEntryView({ ledger }: ReadContext, params: { seq: string }): LedgerEntryView | null {
-  const seq = Number(params.seq);
-  const [json] = Number.isSafeInteger(seq) && seq >= 1 ? ledger.page(seq, 1) : [];
+export function ledgerEntryView({ ledger }: ReadContext, { seq }: { seq: number }): LedgerEntryView | null {
+  const [json] = ledger.page(seq, 1);
   return json ? { seq, json } : null;
 }
 

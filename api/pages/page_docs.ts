@@ -1,0 +1,43 @@
+import type { RouteDoc } from '../route_docs.js';
+import { routePattern } from '../read_mount.js';
+import { markdownTwin, PAGE_CATALOGUE, type PageDefinition } from './page_catalogue.js';
+
+/**
+ * The OpenAPI declarations of a catalogue page and its Markdown twin, from the page's
+ * own declaration: its summary, its typed parameters, a 422 when it reads a query, a
+ * 404 page when a path value can name nothing.
+ */
+function pageRouteDocs(page: PageDefinition): RouteDoc[] {
+  const takes_path = page.path.includes('{');
+  const takes_query =
+    page.args !== undefined && Object.keys(page.args.shape).some((name) => !page.path.includes(`{${name}}`));
+  const common = {
+    method: 'GET' as const,
+    summary: page.summary,
+    ...(page.args ? { args: page.args } : {}),
+    ...(takes_query ? { refusals: ['VALIDATION_FAILED' as const] } : {}),
+  };
+  const not_found = (media_type: string) =>
+    takes_path ? [{ status: 404, media_type, description: page.missing ?? 'Nothing by that path' }] : [];
+  const html = {
+    ...common,
+    path: page.path,
+    answers: [{ status: 200, media_type: 'text/html', description: page.summary }, ...not_found('text/html')],
+  };
+  const twin = markdownTwin(page);
+  if (twin === undefined) return [html];
+  const markdown = {
+    ...common,
+    path: twin,
+    // One route serves a parameterised page and its twin (`/motions/:motion_id` answers `.../M-0001-9c1e.md`).
+    ...(takes_path ? { mounted: routePattern(page.path) } : {}),
+    answers: [
+      { status: 200, media_type: 'text/plain', description: `${page.summary}, as Markdown (text/plain, UTF-8)` },
+      ...not_found('text/html'),
+    ],
+  };
+  return [html, markdown];
+}
+
+/** Every catalogue page's declarations, for the OpenAPI document. */
+export const PAGE_ROUTE_DOCS: readonly RouteDoc[] = PAGE_CATALOGUE.flatMap(pageRouteDocs);
