@@ -116,7 +116,7 @@ describe('the ledger chain', () => {
   });
 });
 
-describe('tessera verify', () => {
+describe('tessera-agent verify', () => {
   let tamper_server: Server;
   let tamper_url: string;
 

@@ -72,7 +72,7 @@ describe('a Bedrock filing refused at filing, on the ledger', () => {
     }
   });
 
-  it('passes tessera verify, served page by page', async () => {
+  it('passes tessera-agent verify, served page by page', async () => {
     expect(await verifyLedger(society.url, { page_size: 2 })).toMatchObject({
       ok: true,
       entries_checked: entries.length,
@@ -390,7 +390,7 @@ describe("every entry a member's request opens with", () => {
 });
 
 describe("the recipe's event types", () => {
-  it('classify every event type the engine can emit, so a new one is not left unchecked by tessera verify', () => {
+  it('classify every event type the engine can emit, so a new one is not left unchecked by tessera-agent verify', () => {
     const sources = readdirSync(new URL('../engine', import.meta.url), { recursive: true, encoding: 'utf8' }).filter(
       (file) => file.endsWith('.ts'),
     );

@@ -2,7 +2,7 @@ import canonicalizeJson from 'canonicalize';
 import { LedgerChecker, type Problem, type WireEntry } from '../../client/ledger_check.js';
 import { sha256Hex } from '../../client/protocol.js';
 
-/** What `tessera verify` would report first on a ledger held in memory. */
+/** What `tessera-agent verify` would report first on a ledger held in memory. */
 export async function firstProblem(chain: WireEntry[]): Promise<Problem | undefined> {
   const checker = new LedgerChecker();
   for (const entry of chain) {
