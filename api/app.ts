@@ -71,8 +71,9 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
     limitBodyNesting(),
   ]);
   const router = new Routes(json_body);
-  const contextOf = () => readContextOf(deps);
-  mountReads(router, SERVED_READS, contextOf, { ledger_read: ledgerRoute(ledgerReaderOf(deps.store)) });
+  const ledger = ledgerReaderOf(deps.store);
+  const contextOf = () => readContextOf(deps, ledger);
+  mountReads(router, SERVED_READS, contextOf, { ledger_read: ledgerRoute(ledger) });
   mountReadRoutes(router, deps);
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));

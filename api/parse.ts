@@ -48,14 +48,3 @@ function lonelySurrogatePath(value: unknown): (string | number)[] | undefined {
   }
   return undefined;
 }
-
-/** A query value as an integer: parsed strictly from its text, never guessed. */
-export const queryInt = z
-  .string()
-  .regex(/^\d{1,15}$/, 'must be a non-negative integer')
-  .transform(Number);
-
-/** A page size: 1..max, `fallback` when absent. */
-export function queryLimit(fallback: number, max: number) {
-  return queryInt.pipe(z.int().min(1).max(max)).default(fallback);
-}

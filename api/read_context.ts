@@ -6,15 +6,19 @@ export function ledgerReaderOf(store: LmdbStore): LedgerReader {
   return { head: () => store.ledgerHead(), page: (from, limit) => store.ledgerPage(from, limit) };
 }
 
-/** What a view of the read catalogue sees, taken afresh for each request (a read or a tool call). */
+/**
+ * What a view of the read catalogue sees, taken afresh for each request (a read or a tool
+ * call); the ledger reader is the app's one, made once.
+ */
 export function readContextOf(
-  deps: Pick<AppDeps, 'engine' | 'store' | 'clock' | 'chunks' | 'started_at_ms'>,
+  deps: Pick<AppDeps, 'engine' | 'clock' | 'chunks' | 'started_at_ms'>,
+  ledger: LedgerReader,
 ): ReadContext {
-  const { engine, store } = deps;
+  const { engine } = deps;
   return {
     state: engine.state,
     at_ms: deps.clock(),
-    ledger: ledgerReaderOf(store),
+    ledger,
     chunks: deps.chunks,
     host: { started_at_ms: deps.started_at_ms, queue_depth: engine.queue_depth },
   };

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { RefusalError, ValidationError } from './refusal_error.js';
 import type { Routes } from './routes.js';
 import { validationItems, type ValidationItem } from './validation.js';
-import { isReadRefusal, type BytesAnswer, type ReadContext, type ReadDefinition } from '../engine/index.js';
+import { isRefusal, type BytesAnswer, type ReadContext, type ReadDefinition } from '../engine/index.js';
 
 /** Query and path values arrive as text; an integer parameter takes only plain digits, never a guess ("1e3", " 7"). */
 const INTEGER_TEXT = /^-?\d{1,15}$/;
@@ -39,7 +39,7 @@ export function routePattern(path: string): string {
 /** Runs a read's view; a refusal becomes the RefusalError the error middleware answers with. */
 export function answerRead(read: ReadDefinition, ctx: ReadContext, args: unknown): unknown {
   const answer = read.view(ctx, args as never);
-  if (isReadRefusal(answer)) throw new RefusalError(answer);
+  if (isRefusal(answer)) throw new RefusalError(answer);
   return answer;
 }
 

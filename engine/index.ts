@@ -8,7 +8,7 @@
 export { Engine, type EngineOptions, type Submission, type SubmitResult, type TickReport } from './engine.js';
 export type { ActDefinition, ApplyOutcome, ReadAct, SignerRule, WriteAct } from './act.js';
 export { performRead, type LoggedAction, type TickRecord } from './apply.js';
-export { REFUSALS, refuse, type Refusal, type RefusalCode } from './refusals.js';
+export { REFUSALS, isRefusal, refuse, type Refusal, type RefusalCode } from './refusals.js';
 export { GenesisSchema, type Genesis } from './genesis.js';
 
 // The catalogue of acts and what the rules and tools publish from it.
@@ -30,7 +30,7 @@ export type { PaymentMode } from './payments/payments_state.js';
 // The state and the views of it that reads serve.
 export { imageOf, stateFromImage, stateHash, type LedgerHead, type SocietyState, type StateImage } from './state.js';
 export { activeMemberCount, gateRefusal, isActiveMember } from './governance/membership.js';
-export { ayeShare, findMotion, isRefusal, motionView, rollView } from './governance/motion_rules.js';
+export { ayeShare, findMotion, motionView, rollView } from './governance/motion_rules.js';
 export { currentCharter, NO_SIGNALS } from './governance/governance_state.js';
 export { FOUNDER_CONDUCT } from './governance/law.js';
 export type { AetherMessage } from './aether/aether_state.js';
@@ -84,13 +84,12 @@ export {
 // The read catalogue: every public read declared once, and the views pages reuse.
 export {
   defineRead,
-  isReadRefusal,
   type BytesAnswer,
   type LedgerReader,
   type ReadContext,
   type ReadDefinition,
 } from './read.js';
-export { READ_CATALOGUE, findRead } from './read_catalogue.js';
+export { READ_CATALOGUE } from './read_catalogue.js';
 export { MessageSchema, aetherFeed, feedPage, feedSchemaOf, messageData } from './reads/aether.js';
 export { leaderboard, reputationOf } from './reads/reputation.js';
 export { isFullPage, nextFrom } from './reads/ledger.js';

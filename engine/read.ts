@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Refusal, RefusalCode } from './refusals.js';
+import type { RefusalCode } from './refusals.js';
 import type { LedgerHead, SocietyState } from './state.js';
 import type { EpochMs } from './time.js';
 
@@ -87,10 +87,4 @@ type Declared<A extends z.ZodObject, R> = Omit<ReadDefinition<A, R>, 'tool' | 'r
 /** A read with the usual defaults: a tool when it answers JSON, no refusals, no aliases. */
 export function defineRead<A extends z.ZodObject, R>(definition: Declared<A, R>): ReadDefinition<A, R> {
   return { tool: definition.response.kind === 'json', refusals: [], aliases: [], ...definition };
-}
-
-export function isReadRefusal(answer: unknown): answer is Refusal {
-  if (typeof answer !== 'object' || answer === null) return false;
-  const { ok, code } = answer as { ok?: unknown; code?: unknown };
-  return ok === false && typeof code === 'string';
 }

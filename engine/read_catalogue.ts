@@ -42,10 +42,3 @@ export const READ_CATALOGUE: readonly ReadDefinition[] = [
   reputationGet,
   aetherFeed,
 ] as ReadDefinition[];
-
-let by_name: Map<string, ReadDefinition> | undefined;
-
-export function findRead(name: string): ReadDefinition | undefined {
-  by_name ??= new Map(READ_CATALOGUE.map((read) => [read.name, read]));
-  return by_name.get(name);
-}

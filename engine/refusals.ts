@@ -115,3 +115,8 @@ export interface Refusal {
 export function refuse(code: RefusalCode, message?: string, details?: Record<string, unknown>): Refusal {
   return { ok: false, code, message: message ?? REFUSALS[code].message, ...(details ? { details } : {}) };
 }
+
+/** Whether an outcome or an answer is a refusal: what apply functions, read views and lookups return instead of throwing. */
+export function isRefusal(value: unknown): value is Refusal {
+  return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false;
+}

@@ -25,7 +25,7 @@ import {
   feedPage,
   leaderboard,
   reputationOf,
-  isReadRefusal,
+  isRefusal,
   ownValue,
   type ReadContext,
   motionList,
@@ -118,7 +118,7 @@ export function motionsView(context: ReadContext, { status }: { status?: Motions
 
 export function motionDetailView(context: ReadContext, { motion_id }: { motion_id: string }): MotionDetail | null {
   const motion = motionRead.view(context, { motion_id });
-  return isReadRefusal(motion) ? null : (motion as MotionWithRoll);
+  return isRefusal(motion) ? null : (motion as MotionWithRoll);
 }
 
 export function dispatchesView({ state }: ReadContext, { before_id }: { before_id?: number }): DispatchesView {

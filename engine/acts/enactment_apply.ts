@@ -1,7 +1,7 @@
 import { defineAct } from '../act.js';
-import { refuse } from '../refusals.js';
+import { refuse, isRefusal } from '../refusals.js';
 import { enactMotion } from '../governance/enact.js';
-import { findMotion, isRefusal } from '../governance/motion_rules.js';
+import { findMotion } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
 import { quoteMemberText } from '../text.js';
 

@@ -1,8 +1,8 @@
 import { oneLineText, quoteMemberText } from '../text.js';
 import { defineAct } from '../act.js';
-import { refuse } from '../refusals.js';
+import { refuse, isRefusal } from '../refusals.js';
 import { enactMotion } from '../governance/enact.js';
-import { findMotion, isRefusal } from '../governance/motion_rules.js';
+import { findMotion } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
 
 export const ResolveSchema = MotionRefSchema.extend({ reason: oneLineText(2000).min(1) });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineMemberAct } from '../act.js';
-import { refuse } from '../refusals.js';
-import { findMotion, isRefusal } from '../governance/motion_rules.js';
+import { refuse, isRefusal } from '../refusals.js';
+import { findMotion } from '../governance/motion_rules.js';
 
 export const MotionRefSchema = z.strictObject({
   motion_id: z.string().regex(/^M-\d{4,}-[0-9a-f]{4}$/, 'must be a motion id, M-<4 digits>-<4 hex>'),

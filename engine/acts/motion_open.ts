@@ -1,9 +1,9 @@
 import { defineMemberAct } from '../act.js';
-import { refuse } from '../refusals.js';
+import { refuse, isRefusal } from '../refusals.js';
 import { isoAt } from '../time.js';
 import { chronicle } from '../governance/governance_state.js';
 import { electorateCount } from '../governance/electorate.js';
-import { findMotion, isRefusal } from '../governance/motion_rules.js';
+import { findMotion } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
 
 export const motionOpen = defineMemberAct({

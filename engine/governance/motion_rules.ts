@@ -14,10 +14,6 @@ export function findMotion(state: Readonly<SocietyState>, motion_id: string): Mo
   );
 }
 
-export function isRefusal(value: object): value is Refusal {
-  return 'ok' in value && value.ok === false;
-}
-
 /** aye / (aye + nay), 0 when both are 0. */
 export function ayeShare(tally: Tally): number {
   return tally.aye + tally.nay === 0 ? 0 : tally.aye / (tally.aye + tally.nay);

@@ -1,7 +1,8 @@
+import { isRefusal } from '../refusals.js';
 import { MOTION_STATUSES } from '../governance/governance_state.js';
 import { z } from 'zod';
 import { ChangeSchema } from '../governance/changes.js';
-import { ayeShare, findMotion, isRefusal, motionView, rollView } from '../governance/motion_rules.js';
+import { ayeShare, findMotion, motionView, rollView } from '../governance/motion_rules.js';
 import { defineRead, IsoTime } from '../read.js';
 
 export const MotionStatusSchema = z.enum(MOTION_STATUSES);

@@ -1,6 +1,6 @@
 import { markdown, mdQuote, mdTable } from './blocks.js';
 import { escapeMarkdownInline } from '../markdown_escape.js';
-import type { HealthView, SocietyView } from '../pages/society_pages.js';
+import { societyVitals, type HealthView, type SocietyView } from '../pages/society_pages.js';
 import type { TreasuryView } from '../treasury_pages.js';
 
 export function societyMarkdown(view: SocietyView): string {
@@ -11,18 +11,7 @@ export function societyMarkdown(view: SocietyView): string {
     '',
   ]);
   return markdown(view.society_name, [
-    mdTable(
-      ['vital', 'value'],
-      [
-        ['members (active)', view.members],
-        ['agents registered', view.agents],
-        ['founder', view.founder],
-        ['payments', view.payments],
-        ['ledger entries', view.ledger_seq],
-        ['ledger head', view.ledger_hash],
-        ['genesis period', view.genesis_period ? 'on' : 'off'],
-      ],
-    ),
+    mdTable(['vital', 'value'], societyVitals(view)),
     '',
     view.genesis_note,
     '',

@@ -15,6 +15,19 @@ export interface SocietyView {
   bulletin: { agent_id: string; at: string; title: string; body: string }[];
 }
 
+/** The society's vitals as table rows, shown alike on the HTML page and its Markdown twin. */
+export function societyVitals(view: SocietyView): [string, string | number][] {
+  return [
+    ['members (active)', view.members],
+    ['agents registered', view.agents],
+    ['founder', view.founder],
+    ['payments', view.payments],
+    ['ledger entries', view.ledger_seq],
+    ['ledger head', view.ledger_hash],
+    ['genesis period', view.genesis_period ? 'on' : 'off'],
+  ];
+}
+
 export function homePage(frame: PageFrame, view: SocietyView): string {
   return page(
     frame,
@@ -32,18 +45,7 @@ export function homePage(frame: PageFrame, view: SocietyView): string {
 export function societyPage(frame: PageFrame, view: SocietyView): string {
   return page(
     frame,
-    `${table(
-      ['vital', 'value'],
-      [
-        ['members (active)', view.members],
-        ['agents registered', view.agents],
-        ['founder', view.founder],
-        ['payments', view.payments],
-        ['ledger entries', view.ledger_seq],
-        ['ledger head', view.ledger_hash],
-        ['genesis period', view.genesis_period ? 'on' : 'off'],
-      ],
-    )}
+    `${table(['vital', 'value'], societyVitals(view))}
 <p>${e(view.genesis_note)}</p>
 <h2>Bulletin</h2>
 ${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${member(item.title)}</strong> ${link(`/agents/${item.agent_id}`, item.agent_id)} at ${e(item.at)}</p><p>${member(item.body)}</p></article>`).join('\n')}
