@@ -36,9 +36,7 @@ export function formatVerifierKey(key: Omit<VerifierKey, 'key_id'>): string {
 
 /** Parses a vkey, checking its key id against its name and key. Throws on anything else. */
 export function parseVerifierKey(vkey: string): VerifierKey {
-  const [name, hex, key_base64, ...extra] = vkey.split('+');
-  if (extra.length > 0 || name === undefined || hex === undefined || key_base64 === undefined)
-    throw new Error('vkey: not <name>+<key id>+<key>');
+  const [name = '', hex = '', key_base64 = ''] = cutPlus(vkey, 3);
   const { type, key } = typedKey(name, hex, key_base64, 'vkey');
   const key_id = keyId(name, type, key);
   if (keyIdHex(key_id) !== hex) throw new Error('vkey: the key id does not match the name and key');
@@ -51,10 +49,10 @@ export function formatSignerKey(key: SignerKey): string {
 
 /** Parses a signer key; its key id must be the one its name and derived public key give. */
 export async function parseSignerKey(skey: string): Promise<SignerKey> {
-  const [private_word, key_word, name, hex, key_base64, ...extra] = skey.split('+');
-  if (private_word !== 'PRIVATE' || key_word !== 'KEY' || extra.length > 0 || name === undefined)
+  const [private_word, key_word, name = '', hex = '', key_base64 = ''] = cutPlus(skey, 5);
+  if (private_word !== 'PRIVATE' || key_word !== 'KEY')
     throw new Error('signer key: not PRIVATE+KEY+<name>+<key id>+<key>');
-  const { type, key: seed } = typedKey(name, hex ?? '', key_base64 ?? '', 'signer key');
+  const { type, key: seed } = typedKey(name, hex, key_base64, 'signer key');
   const public_key = await ed.getPublicKeyAsync(seed);
   const key_id = keyId(name, type, public_key);
   if (keyIdHex(key_id) !== hex) throw new Error('signer key: the key id does not match the name and key');
@@ -98,6 +96,19 @@ function typedKey(name: string, hex: string, key_base64: string, what: string): 
   const key = bytes.slice(1);
   if (key.length !== ED25519_KEY_BYTES) throw new Error(`${what}: an Ed25519 key is 32 bytes`);
   return { type, key };
+}
+
+/** The first parts - 1 "+"-separated fields and the rest, which may hold "+" (a base64 character). */
+function cutPlus(text: string, parts: number): string[] {
+  const fields: string[] = [];
+  let rest = text;
+  for (let i = 1; i < parts; i++) {
+    const plus = rest.indexOf('+');
+    fields.push(plus < 0 ? rest : rest.slice(0, plus));
+    rest = plus < 0 ? '' : rest.slice(plus + 1);
+  }
+  fields.push(rest);
+  return fields;
 }
 
 function typed(type: number, key: Uint8Array): Uint8Array {
