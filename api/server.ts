@@ -113,7 +113,13 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const checkpoints = new Checkpoints(log_key, engine.log_tree, () => store.ledgerHead().seq);
   const witnessing =
     config.witnesses.length > 0
-      ? new Witnessing(config.witnesses, checkpoints, engine.log_tree, join(config.data_dir, COSIGNED_CHECKPOINT_FILE), log)
+      ? new Witnessing(
+          config.witnesses,
+          checkpoints,
+          engine.log_tree,
+          join(config.data_dir, COSIGNED_CHECKPOINT_FILE),
+          log,
+        )
       : undefined;
   const transparency = new TransparencyLog(engine.log_tree, checkpoints, (seq) => store.ledgerJson(seq), witnessing);
   const processor = config.payments ? new Processor(config.payments) : undefined;

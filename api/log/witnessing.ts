@@ -59,11 +59,17 @@ export class Witnessing implements CosignedCheckpoints {
       const checkpoint = this.checkpoints.latest();
       if (this.newest && checkpoint.size <= this.newest.size) return;
       const proofs = async (old_size: number, new_size: number) => this.tree.consistencyProof(old_size, new_size);
-      const answers = await Promise.allSettled(this.clients.map((client) => client.addCheckpoint(checkpoint.note, proofs)));
+      const answers = await Promise.allSettled(
+        this.clients.map((client) => client.addCheckpoint(checkpoint.note, proofs)),
+      );
       const lines: string[] = [];
       answers.forEach((answer, index) => {
         if (answer.status === 'fulfilled') lines.push(answer.value.line);
-        else this.log({ witness: this.clients[index]!.name, refused: String((answer.reason as Error).message ?? answer.reason) });
+        else
+          this.log({
+            witness: this.clients[index]!.name,
+            refused: String((answer.reason as Error).message ?? answer.reason),
+          });
       });
       if (lines.length === 0) return;
       this.newest = { ...checkpoint, note: checkpoint.note + lines.join('') };
