@@ -86,7 +86,13 @@ function immutableJson(ctx: Context, body: object): void {
 function atMostCommitted(log: LogView, name: string, size: number): void {
   const committed = log.size();
   if (size > committed)
-    throw outOfRange(name, size, 'less_than_equal', committed, `must be at most the log's committed size (${committed})`);
+    throw outOfRange(
+      name,
+      size,
+      'less_than_equal',
+      committed,
+      `must be at most the log's committed size (${committed})`,
+    );
 }
 
 function outOfRange(name: string, input: number, type: string, limit: number, msg: string): ValidationError {

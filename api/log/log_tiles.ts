@@ -64,7 +64,8 @@ export class LogTiles {
   /** Leaf i is ledger entry seq i + 1, as the ledger serves it. */
   private bundle({ index, width }: TileId): Buffer {
     const entries = this.log.ledger.page(index * TILE_WIDTH + 1, width);
-    if (entries.length !== width) throw new Error(`ledger page at ${index * TILE_WIDTH + 1}: ${entries.length} of ${width}`);
+    if (entries.length !== width)
+      throw new Error(`ledger page at ${index * TILE_WIDTH + 1}: ${entries.length} of ${width}`);
     const bundle = encodeBundle(entries.map((entry) => Buffer.from(entry, 'utf8')));
     return Buffer.from(bundle.buffer, bundle.byteOffset, bundle.byteLength);
   }
