@@ -181,7 +181,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         server.closeAllConnections();
       });
       clearInterval(pulse);
-      witnessing?.stop();
+      await witnessing?.stop();
       operations.stop();
       await chunks.close();
       await engine.drain();

@@ -24,7 +24,8 @@ export class Witnessing implements CosignedCheckpoints {
   private newest: SignedCheckpoint | undefined;
   private readonly clients: WitnessClient[];
   private timer: NodeJS.Timeout | undefined;
-  private round_running = false;
+  private running: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(
     witnesses: readonly WitnessEndpoint[],
@@ -47,38 +48,47 @@ export class Witnessing implements CosignedCheckpoints {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops the rounds and waits for one in flight: the store may be closed right after. */
+  async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
+    await this.running;
   }
 
   /** One round: the newest checkpoint to every witness, unless the witnessed one is as new. */
-  async round(): Promise<void> {
-    if (this.round_running) return;
-    this.round_running = true;
-    try {
-      const checkpoint = this.checkpoints.latest();
-      if (this.newest && checkpoint.size <= this.newest.size) return;
-      const proofs = async (old_size: number, new_size: number) => this.tree.consistencyProof(old_size, new_size);
-      const answers = await Promise.allSettled(
-        this.clients.map((client) => client.addCheckpoint(checkpoint.note, proofs)),
-      );
-      const lines: string[] = [];
-      answers.forEach((answer, index) => {
-        if (answer.status === 'fulfilled') lines.push(answer.value.line);
-        else
-          this.log({
-            witness: this.clients[index]!.name,
-            refused: String((answer.reason as Error).message ?? answer.reason),
-          });
-      });
-      if (lines.length === 0) return;
-      this.newest = { ...checkpoint, note: checkpoint.note + lines.join('') };
-      const temporary = `${this.file}.tmp`;
-      writeFileSync(temporary, this.newest.note, { mode: 0o644 });
-      renameSync(temporary, this.file);
-    } finally {
-      this.round_running = false;
-    }
+  round(): Promise<void> {
+    if (this.stopped || this.running) return this.running ?? Promise.resolve();
+    this.running = this.witness().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async witness(): Promise<void> {
+    const checkpoint = this.checkpoints.latest();
+    if (this.newest && checkpoint.size <= this.newest.size) return;
+    // A proof is asked for after a witness answers 409, maybe after stop(): the tree's store may be closed then.
+    const proofs = async (old_size: number, new_size: number) => {
+      if (this.stopped) throw new Error('the service is stopping');
+      return this.tree.consistencyProof(old_size, new_size);
+    };
+    const answers = await Promise.allSettled(
+      this.clients.map((client) => client.addCheckpoint(checkpoint.note, proofs)),
+    );
+    const lines: string[] = [];
+    answers.forEach((answer, index) => {
+      if (answer.status === 'fulfilled') lines.push(answer.value.line);
+      else
+        this.log({
+          witness: this.clients[index]!.name,
+          refused: String((answer.reason as Error).message ?? answer.reason),
+        });
+    });
+    if (lines.length === 0) return;
+    this.newest = { ...checkpoint, note: checkpoint.note + lines.join('') };
+    const temporary = `${this.file}.tmp`;
+    writeFileSync(temporary, this.newest.note, { mode: 0o644 });
+    renameSync(temporary, this.file);
   }
 
   /** The cosigned note kept by an earlier run, if it is of this log and no larger than its tree. */
