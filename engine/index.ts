@@ -59,6 +59,7 @@ export { ownValue } from './keyed.js';
 export { recoverState, type RecoverOptions } from './recover.js';
 export { LogTree, TILE_HEIGHT, TILE_WIDTH } from './log/log_tree.js';
 export { nativeHasher } from './log/native_hasher.js';
+export { firstWrongTreeLeaf } from './log/tree_build.js';
 export type { ConsumedNonce, EngineStore, TickCommit } from './store/types.js';
 export { DATA_FILE, LmdbStore, NoStoreError, type LmdbStoreOptions } from './store/lmdb_store.js';
 export { MemoryStore, type MemoryStoreOptions } from './store/memory_store.js';

@@ -46,3 +46,28 @@ export async function openLogTree(
   if (tree.size !== head) throw new StoreIntegrityError(tree.size + 1, `the ledger has a gap before seq ${head}`);
   return tree;
 }
+
+/**
+ * The first seq, up to through_seq, whose stored tree record is not the one its entry
+ * makes, or undefined: the tree rebuilt from the ledger's bytes, leaf by leaf, each
+ * record compared as it is made. Records already compared equal serve the rebuild's
+ * reads of older hashes, so it needs no second copy of the tree in memory.
+ */
+export async function firstWrongTreeLeaf(
+  store: EngineStore,
+  through_seq: number,
+  on_progress?: (done: number) => void,
+): Promise<number | undefined> {
+  const rebuilt = new LogTree({ treeLeafCount: () => 0, treeRecord: (leaf) => store.treeRecord(leaf) });
+  for (const entry of store.ledgerEntries(1)) {
+    if (entry.seq > through_seq) break;
+    const [made] = rebuilt.append([entry.json]);
+    const stored = store.treeRecord(entry.seq - 1);
+    if (!stored || Buffer.compare(made!, stored) !== 0) return entry.seq;
+    if (entry.seq % BUILD_BATCH_LEAVES === 0) {
+      on_progress?.(entry.seq);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  return rebuilt.size < through_seq ? rebuilt.size + 1 : undefined;
+}
