@@ -1,5 +1,6 @@
 import type { ApplyOutcome, ReadAct } from './act.js';
 import { findAct } from './catalogue.js';
+import { AP_SPENT_LEDGER_REVISION } from './genesis.js';
 import { gateRefusal } from './governance/membership.js';
 import { noteMemberAct } from './governance/electorate.js';
 import { pomRefusal, type PomAnswer } from './pom/gate.js';
@@ -44,8 +45,16 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
     : undefined;
   if (challenge && 'ok' in challenge) return { outcome: challenge, entries: [] };
   const events: LedgerEvent[] = [];
+  let ap_spent = 0;
   const outcome = definition.apply(
-    { state, at_ms, actor: action.actor, signed_body: action.proof?.body ?? null, emit: (event) => events.push(event) },
+    {
+      state,
+      at_ms,
+      actor: action.actor,
+      signed_body: action.proof?.body ?? null,
+      emit: (event) => events.push(event),
+      noteApSpent: (amount) => (ap_spent += amount),
+    },
     action.payload,
   );
   if (outcome.ok && challenge) challenge.used = true;
@@ -57,6 +66,8 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
   invariant(events.length > 0, `${action.act} applied without a ledger entry`);
   // Who has acted decides who counts toward quorum (governance/electorate.ts).
   if (definition.gates.membership && !outcome.answer_as) noteMemberAct(state, action.actor, at_ms);
+  if (ap_spent > 0 && state.ledger_revision >= AP_SPENT_LEDGER_REVISION)
+    events.splice(1, 0, apSpentEvent(action.actor, ap_spent, definition.name, state.ledger_head.seq + 1));
   const proof = action.proof && ledgerProof(action.proof, outcome.proof_form ?? 'body');
   const entries = events.map((event, index) => {
     const entry = chainEntry(state.ledger_head, at_ms, event, index === 0 ? proof : undefined);
@@ -64,6 +75,15 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
     return entry;
   });
   return { outcome, entries };
+}
+
+/**
+ * The specification's ap_spent event: what an act cost its actor, right behind the
+ * act's own entry (seq for_seq), which keeps the figure in its data as well. It is a
+ * follow-up of the same signed request, so it carries no proof of its own.
+ */
+function apSpentEvent(actor: string, amount: number, act: string, for_seq: number): LedgerEvent {
+  return { event_type: 'ap_spent', actor, data: { act, amount, for_seq } };
 }
 
 /**

@@ -67,13 +67,17 @@ export const LEDGER_RECIPE =
   "base64url ed25519 signature by the actor's primary key as registered earlier on this ledger " +
   '(by data.pubkey itself on agent_registered, by the backup key on key_rotated). ' +
   "Every entry that opens an agent's signed request (an act, a vote, a motion, a p0_refusal) carries that request's proof; " +
-  'entries that follow it within the same request (standing_awarded, biome_first_discovery, relic_found for the requester; ' +
+  'entries that follow it within the same request (ap_spent, standing_awarded, biome_first_discovery, relic_found for the requester; ' +
   'resource_received for the recipient named in resource_sent) carry none and share its at. ' +
+  'Where society_founded names data.ledger_revision 1 or more, every act that spends AP is followed at once by ap_spent ' +
+  "{act, amount, for_seq}: the act's name, the AP (equal to its entry's data.ap_spent where it has one) and its entry's seq; " +
+  'without it there are no ap_spent entries. ' +
   "A p0_refusal's proof is in the body_sha256 form, equal to its data.payload_sha256; every other proof carries its body, " +
   "which must request the act that opens that event type, and the data fields that repeat the request (a vote's motion_id and choice, ...) must equal it. " +
   "An agent is never the actor of a system event, nor the system of an agent's. " +
   'Every key an entry brings in (data.pubkey, data.backup_pubkey, data.new_pubkey) must be the canonical base64url of the canonical ' +
   'encoding of a prime-order ed25519 point, and every signature canonical base64url with S < L; a ledger that breaks this is not sound. ' +
+  `Every entry as served (its JSON with hash, UTF-8) is at most ${65_000} bytes. ` +
   'Entries are never rewritten or deleted.';
 
 export function entryHash(entry: Omit<LedgerEntry, 'hash'> | LedgerEntry): string {
