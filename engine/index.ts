@@ -9,7 +9,7 @@ export { Engine, type EngineOptions, type Submission, type SubmitResult, type Ti
 export type { ActDefinition, ApplyOutcome, ReadAct, SignerRule, WriteAct } from './act.js';
 export { performRead, type LoggedAction, type TickRecord } from './apply.js';
 export { REFUSALS, isRefusal, refuse, type Refusal, type RefusalCode } from './refusals.js';
-export { GenesisSchema, type Genesis } from './genesis.js';
+export { GenesisSchema, LEDGER_REVISION, type Genesis } from './genesis.js';
 
 // The catalogue of acts and what the rules and tools publish from it.
 export { CATALOGUE, findAct } from './catalogue.js';
