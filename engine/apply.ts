@@ -5,7 +5,16 @@ import { gateRefusal } from './governance/membership.js';
 import { noteMemberAct } from './governance/electorate.js';
 import { pomRefusal, type PomAnswer } from './pom/gate.js';
 import { invariant } from './invariant.js';
-import { chainEntry, ledgerProof, type ChainedEntry, type LedgerEvent, type Proof } from './ledger.js';
+import {
+  chainEntry,
+  LEDGER_PROOF_BYTES_MAX,
+  ledgerProof,
+  ledgerProofBytes,
+  type ChainedEntry,
+  type LedgerEvent,
+  type Proof,
+} from './ledger.js';
+import { refuse, type Refusal } from './refusals.js';
 import type { SocietyState } from './state.js';
 import type { EpochMs } from './time.js';
 
@@ -38,7 +47,7 @@ export interface Applied {
 export function applyAction(state: SocietyState, action: LoggedAction, at_ms: EpochMs): Applied {
   const definition = findAct(action.act);
   invariant(definition && definition.effect === 'write', `not a write act in the engine: ${action.act}`);
-  const gated = gateRefusal(state, definition, action.actor);
+  const gated = gateRefusal(state, definition, action.actor) ?? oversizedProofRefusal(action.proof);
   if (gated) return { outcome: gated, entries: [] };
   const challenge = definition.gates.pom
     ? pomRefusal(state, definition.name, action.actor, action.pom, at_ms)
@@ -75,6 +84,18 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
     return entry;
   });
   return { outcome, entries };
+}
+
+/** A request too large for its entry to stay under LEDGER_ENTRY_BYTES_MAX, refused before it changes anything. */
+function oversizedProofRefusal(proof: Proof | undefined): Refusal | undefined {
+  if (!proof) return undefined;
+  const bytes = ledgerProofBytes(proof);
+  if (bytes <= LEDGER_PROOF_BYTES_MAX) return undefined;
+  return refuse(
+    'PAYLOAD_TOO_LARGE',
+    `This request would take ${bytes} bytes on the ledger (its signed body JSON-escaped, with path, nonce and signature); at most ${LEDGER_PROOF_BYTES_MAX}.`,
+    { ledger_bytes: bytes, ledger_bytes_max: LEDGER_PROOF_BYTES_MAX },
+  );
 }
 
 /**

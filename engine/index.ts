@@ -49,7 +49,14 @@ export {
   weakKeyRefusal,
 } from './identity.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
-export { LEDGER_RECIPE, type ChainedEntry, type LedgerEntry, type Proof } from './ledger.js';
+export {
+  LEDGER_ENTRY_BYTES_MAX,
+  LEDGER_PROOF_BYTES_MAX,
+  LEDGER_RECIPE,
+  type ChainedEntry,
+  type LedgerEntry,
+  type Proof,
+} from './ledger.js';
 export { StoreIntegrityError, type StoredEntry } from './ledger_integrity.js';
 export { isoAt, type EpochMs } from './time.js';
 export { oneLineText } from './text.js';
