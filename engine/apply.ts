@@ -89,6 +89,10 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
 /** A request too large for its entry to stay under LEDGER_ENTRY_BYTES_MAX, refused before it changes anything. */
 function oversizedProofRefusal(proof: Proof | undefined): Refusal | undefined {
   if (!proof) return undefined;
+  // A UTF-16 unit takes at most 6 bytes once JSON-escaped (\u0001), so the common short request needs no measuring.
+  const { body, path, nonce, method, signature } = proof;
+  const ceiling = 6 * (body.length + path.length + nonce.length + method.length + signature.length) + 100;
+  if (ceiling <= LEDGER_PROOF_BYTES_MAX) return undefined;
   const bytes = ledgerProofBytes(proof);
   if (bytes <= LEDGER_PROOF_BYTES_MAX) return undefined;
   return refuse(

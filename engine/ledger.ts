@@ -136,7 +136,8 @@ export function chainEntry(head: LedgerHead, at_ms: EpochMs, event: LedgerEvent,
   const canonical = canonicalEntry(unhashed);
   const hash = sha256Hex(canonical);
   const json = `${canonical.slice(0, -1)},"hash":"${hash}"}`;
-  const bytes = Buffer.byteLength(json, 'utf8');
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: only a long entry is measured.
+  const bytes = json.length * 3 <= LEDGER_ENTRY_BYTES_MAX ? json.length : Buffer.byteLength(json, 'utf8');
   invariant(
     bytes <= LEDGER_ENTRY_BYTES_MAX,
     `ledger entry ${unhashed.seq} (${event.event_type}) would take ${bytes} bytes, over LEDGER_ENTRY_BYTES_MAX (${LEDGER_ENTRY_BYTES_MAX})`,
