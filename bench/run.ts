@@ -103,7 +103,7 @@ const rows: Row[] = [
   {
     figure: 'world_move, durable, 10,000 members (moves/s)',
     measured: 'engine: checks, AP, reveal, ledger entry, LMDB commit per tick',
-    against: 'bare limit: SHA-256 + lmdb put of the same agent_moved entries',
+    against: 'bare limit: SHA-256 + lmdb put of the same agent_moved and ap_spent entries',
     measure: async () => {
       const r = await benchMoves();
       return { subject: r.engine, reference: r.bare };

@@ -1,6 +1,6 @@
 import type { ApplyOutcome, ReadAct } from './act.js';
 import { applyAction, performRead, type LoggedAction, type TickRecord } from './apply.js';
-import { GenesisSchema } from './genesis.js';
+import { foundingPayload } from './genesis.js';
 import { dueSystemActions } from './governance/due.js';
 import type { ChainedEntry } from './ledger.js';
 import type { LogTree } from './log/log_tree.js';
@@ -101,7 +101,7 @@ export class Engine {
       const founded = await engine.submit({
         act: 'society_found',
         actor: 'system',
-        payload: GenesisSchema.parse(genesis),
+        payload: foundingPayload(genesis),
       });
       if (!founded.ok) throw new Error(`genesis refused: ${founded.code} ${founded.message}`);
     }
