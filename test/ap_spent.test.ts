@@ -130,7 +130,8 @@ async function storeBeforeRevisions(): Promise<{ store: MemoryStore; entries: st
       .map((json) => JSON.parse(json) as { seq: number; at: string; hash: string })
       .filter((entry) => entry.at === at)
       .map((entry) => ({ seq: entry.seq, hash: entry.hash, json: entries[entry.seq - 1]! }));
-    await store.commitTick({ record, entries: chained, consumed_nonces: [] });
+    // No tree records: the store is as the engine wrote it then; the tree is built when it is opened.
+    await store.commitTick({ record, entries: chained, tree_records: [], consumed_nonces: [] });
   }
   return { store, entries, ticks };
 }

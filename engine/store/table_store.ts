@@ -43,9 +43,12 @@ export abstract class TableStore implements EngineStore {
       last = log.put(commit.record.tick, JSON.stringify(commit.record));
       this.last_logged_tick = commit.record.tick;
     }
+    if (commit.tree_records.length !== 0 && commit.tree_records.length !== commit.entries.length)
+      throw new Error('a tick commit carries one tree record per entry, or none');
     commit.entries.forEach((entry, index) => {
       last = ledger.put(entry.seq, entry.json);
-      last = tree.put(entry.seq - 1, commit.tree_records[index]!);
+      const record = commit.tree_records[index];
+      if (record) last = tree.put(entry.seq - 1, record);
     });
     if (commit.consumed_nonces.length > 0) last = spent_nonces.put(this.next_nonce_record++, commit.consumed_nonces);
     if (commit.snapshot) {

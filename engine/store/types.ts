@@ -13,7 +13,11 @@ export interface TickCommit {
   /** Absent when every action of the tick was refused: only nonces are spent. */
   record?: TickRecord;
   entries: ChainedEntry[];
-  /** Per entry, in order, the Merkle tree record its leaf added (LogTree.append). */
+  /**
+   * Per entry, in order, the Merkle tree record its leaf added (LogTree.append). The
+   * engine always gives them; none at all writes a ledger as stores did before the tree
+   * (tests of such stores), whose tree is then built on the next open.
+   */
   tree_records: Uint8Array[];
   consumed_nonces: ConsumedNonce[];
   snapshot?: StateImage;
