@@ -57,6 +57,8 @@ export { ownValue } from './keyed.js';
 
 // Stores, recovery and the store's operations (backups, restore drills).
 export { recoverState, type RecoverOptions } from './recover.js';
+export { LogTree, TILE_HEIGHT, TILE_WIDTH } from './log/log_tree.js';
+export { nativeHasher } from './log/native_hasher.js';
 export type { ConsumedNonce, EngineStore, TickCommit } from './store/types.js';
 export { DATA_FILE, LmdbStore, NoStoreError, type LmdbStoreOptions } from './store/lmdb_store.js';
 export { MemoryStore, type MemoryStoreOptions } from './store/memory_store.js';
