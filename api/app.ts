@@ -18,6 +18,7 @@ import { mountGrantRoutes } from './observer/grant_routes.js';
 import { mountPageRoutes } from './pages/page_routes.js';
 import { mountMachineRoutes } from './pages/machine_routes.js';
 import { mountMcpEndpoint } from './mcp_endpoint.js';
+import { mountLogRoutes } from './log/log_routes.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   const page_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read: contextOf });
   mountMcpEndpoint(router, contextOf);
+  mountLogRoutes(router, { tree: () => deps.engine.log_tree, size: () => ledger.head().seq, ledger });
   mountOperatorRoutes(router, { operations: deps.operations, authenticator, engine: deps.engine });
   router.get('/metrics', async (ctx) => {
     ctx.type = deps.metrics.registry.contentType;
