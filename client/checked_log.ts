@@ -54,7 +54,9 @@ export async function checkLog(base_url: string, options: CheckLogOptions): Prom
   if (!memory)
     options.notice(
       `PINNED the log key ${vkey} for ${base_url} in ${options.state_file}` +
-        (from_log ? ' on first use, as /log/key serves it: compare it with a copy you trust (another reader, a witness, the README of the society).' : '.') +
+        (from_log
+          ? ' on first use, as /log/key serves it: compare it with a copy you trust (another reader, a witness, the README of the society).'
+          : '.') +
         ' Later runs refuse any other key and check that the log extends this checkpoint.',
     );
   rememberLog(options.state_file, base_url, { vkey, checkpoint: report.checkpoint });

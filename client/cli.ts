@@ -83,7 +83,10 @@ function progressBar(label: string): ((done: number, total: number) => void) & {
   const bar =
     values.quiet || !process.stderr.isTTY
       ? undefined
-      : new SingleBar({ format: `${label} {bar} {value}/{total} entries`, stream: process.stderr }, Presets.shades_classic);
+      : new SingleBar(
+          { format: `${label} {bar} {value}/{total} entries`, stream: process.stderr },
+          Presets.shades_classic,
+        );
   let started = false;
   return Object.assign(
     (done: number, total: number) => {
@@ -178,21 +181,27 @@ async function run(): Promise<number> {
           });
       progress.stop();
       print(report);
-      if ('failed' in report && report.failed) console.error(`tessera-agent: FAILED (${report.failed.check}): ${report.failed.reason}`);
+      if ('failed' in report && report.failed)
+        console.error(`tessera-agent: FAILED (${report.failed.check}): ${report.failed.reason}`);
       return report.ok ? 0 : 1;
     }
     case 'receipt': {
       const seq = positionals[1];
-      if (!seq || !/^[1-9]\d*$/.test(seq)) throw new UsageError('receipt needs the seq of a ledger entry, e.g. tessera-agent receipt 42');
+      if (!seq || !/^[1-9]\d*$/.test(seq))
+        throw new UsageError('receipt needs the seq of a ledger entry, e.g. tessera-agent receipt 42');
       print(await new TesseraClient(base_url).receipt(Number(seq)));
       return 0;
     }
     case 'verify-receipt': {
       const file = positionals[1];
-      if (!file || !values.vkey) throw new UsageError('verify-receipt needs a file and --vkey VKEY (the log key, as /log/key serves it)');
+      if (!file || !values.vkey)
+        throw new UsageError('verify-receipt needs a file and --vkey VKEY (the log key, as /log/key serves it)');
       const saved = JSON.parse(readFileSync(file, 'utf8')) as { receipt?: unknown };
       // An act's whole answer carries its receipt: either file will do.
-      const check = await verifyReceipt(saved && typeof saved === 'object' && 'receipt' in saved ? saved.receipt : saved, values.vkey);
+      const check = await verifyReceipt(
+        saved && typeof saved === 'object' && 'receipt' in saved ? saved.receipt : saved,
+        values.vkey,
+      );
       print(
         check.ok
           ? {

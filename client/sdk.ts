@@ -165,11 +165,7 @@ export class TesseraClient {
    * signed. If the act needs Proof of Machine, the client asks for a challenge, solves
    * it and sends the act again, once.
    */
-  async act<T = unknown>(
-    act: string,
-    payload: Record<string, unknown> = {},
-    pom?: PomAnswer,
-  ): Promise<ActAnswer<T>> {
+  async act<T = unknown>(act: string, payload: Record<string, unknown> = {}, pom?: PomAnswer): Promise<ActAnswer<T>> {
     const send = (answer?: PomAnswer) =>
       this.signed<ActAnswer<T>>('POST', '/api/v1/act', {
         act,

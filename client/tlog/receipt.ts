@@ -29,7 +29,11 @@ export type ReceiptCheck =
  * entry whose seq is leaf_index + 1 and whose own hash is right, so a receipt cannot
  * pass off some other leaf's bytes as the act.
  */
-export async function verifyReceipt(receipt: unknown, vkey: string, hasher: Hasher = nobleHasher): Promise<ReceiptCheck> {
+export async function verifyReceipt(
+  receipt: unknown,
+  vkey: string,
+  hasher: Hasher = nobleHasher,
+): Promise<ReceiptCheck> {
   const fail = (reason: string): ReceiptCheck => ({ ok: false, reason });
   const shape = receiptShapeProblem(receipt);
   if (shape) return fail(`not a receipt: ${shape}`);

@@ -1,7 +1,7 @@
-import * as ed from '@noble/ed25519';
-import { fromBase64 } from './base64.js';
-import { HASH_BYTES, type Hash } from './hasher.js';
-import { keyId, openNote, type NoteVerifier } from './note.js';
+import { parseCheckpoint } from './checkpoint.js';
+import { openNote } from './note.js';
+import { noteVerifier, parseVerifierKey, SIGNATURE_TYPE_ED25519, type VerifierKey } from './note_keys.js';
+import type { Hash } from './hasher.js';
 
 /** A checkpoint whose signature by the log's key has been checked. */
 export interface OpenedCheckpoint {
@@ -14,54 +14,35 @@ export interface OpenedCheckpoint {
 
 export type CheckpointCheck = { ok: true; checkpoint: OpenedCheckpoint } | { ok: false; reason: string };
 
-const ED25519_TYPE = 0x01;
-
-/** A note verifier from a vkey, `<name>+<hex key id>+<base64(0x01 || ed25519 public key)>`; throws on a malformed one. */
-export function vkeyVerifier(vkey: string): NoteVerifier {
-  const parts = vkey.trim().split('+');
-  if (parts.length !== 3 || !/^[0-9a-f]{8}$/.test(parts[1]!)) throw new Error('not a vkey (name+keyid+key)');
-  const [name, id_hex, key_b64] = parts as [string, string, string];
-  const key = fromBase64(key_b64);
-  if (key.length !== 33 || key[0] !== ED25519_TYPE) throw new Error('the vkey is not an ed25519 key');
-  const public_key = key.subarray(1);
-  const key_id = keyId(name, ED25519_TYPE, public_key);
-  if (key_id !== Number.parseInt(id_hex, 16)) throw new Error("the vkey's key id does not match its key");
-  return {
-    name,
-    key_id,
-    verify: (text, signature) => ed.verifyAsync(signature, text, public_key).catch(() => false),
-  };
-}
-
 /**
- * The checkpoint in a signed note, if the log's key (the vkey) signed it: C2SP
- * tlog-checkpoint, the origin (which must be the key's name), the tree size in
- * decimal and the root in base64, each on its own line, then any extension lines.
+ * The checkpoint in a signed note, if the log's key (the vkey) signed it. Its origin
+ * must be the key's name: a log's key names the log, so a checkpoint of one log cannot
+ * pass for another's signed by the same key material.
  */
 export async function openCheckpoint(note: string, vkey: string): Promise<CheckpointCheck> {
-  let verifier: NoteVerifier;
+  let key: VerifierKey;
   try {
-    verifier = vkeyVerifier(vkey);
+    key = parseVerifierKey(vkey.trim());
   } catch (error) {
-    return { ok: false, reason: `the log key: ${(error as Error).message}` };
+    return { ok: false, reason: `the log key is not usable: ${(error as Error).message}` };
   }
+  if (key.type !== SIGNATURE_TYPE_ED25519)
+    return { ok: false, reason: 'the log key is not an Ed25519 (0x01) note key' };
   let text: string;
   try {
-    text = (await openNote(note, [verifier])).text;
+    text = (await openNote(note, [noteVerifier(key)])).text;
   } catch (error) {
-    return { ok: false, reason: `the checkpoint's signature does not verify against the log key: ${(error as Error).message}` };
+    return {
+      ok: false,
+      reason: `the checkpoint's signature does not verify against the log key ${vkey.trim()}: ${(error as Error).message}`,
+    };
   }
-  const [origin, size_text, root_text] = text.split('\n');
-  if (origin !== verifier.name)
-    return { ok: false, reason: `the checkpoint's origin ${JSON.stringify(origin)} is not the log key's name` };
-  if (!/^(0|[1-9]\d*)$/.test(size_text ?? '') || !Number.isSafeInteger(Number(size_text)))
-    return { ok: false, reason: 'the checkpoint has no tree size' };
-  let root: Hash;
   try {
-    root = fromBase64(root_text ?? '');
-  } catch {
-    return { ok: false, reason: 'the checkpoint has no base64 root hash' };
+    const { origin, size, root_hash } = parseCheckpoint(text);
+    if (origin !== key.name)
+      return { ok: false, reason: `the checkpoint's origin ${JSON.stringify(origin)} is not the log key's name` };
+    return { ok: true, checkpoint: { origin, size, root: root_hash, note } };
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
   }
-  if (root.length !== HASH_BYTES) return { ok: false, reason: 'the checkpoint has no base64 root hash' };
-  return { ok: true, checkpoint: { origin, size: Number(size_text), root, note } };
 }

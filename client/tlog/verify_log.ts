@@ -150,7 +150,10 @@ async function consistencyProblem(
   if (now.size > old.size) {
     const answer = await log.json(`proof/consistency?old=${old.size}&new=${now.size}`);
     if (typeof answer === 'string')
-      return { check: 'consistency', reason: `the log gives no consistency proof from ${old.size} to ${now.size}: ${answer}` };
+      return {
+        check: 'consistency',
+        reason: `the log gives no consistency proof from ${old.size} to ${now.size}: ${answer}`,
+      };
     try {
       proof = (answer as { consistency_proof: string[] }).consistency_proof.map(fromBase64);
     } catch {
