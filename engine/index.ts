@@ -89,6 +89,7 @@ export {
   type BytesAnswer,
   type LedgerReader,
   type ReadContext,
+  type LogHead,
   type ReadDefinition,
 } from './read.js';
 export { READ_CATALOGUE } from './read_catalogue.js';

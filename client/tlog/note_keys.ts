@@ -36,7 +36,7 @@ export function formatVerifierKey(key: Omit<VerifierKey, 'key_id'>): string {
 
 /** Parses a vkey, checking its key id against its name and key. Throws on anything else. */
 export function parseVerifierKey(vkey: string): VerifierKey {
-  const [name, hex, key_base64, ...extra] = vkey.split('+');
+  const [name, hex, key_base64, ...extra] = splitKeyText(vkey, 3);
   if (extra.length > 0 || name === undefined || hex === undefined || key_base64 === undefined)
     throw new Error('vkey: not <name>+<key id>+<key>');
   const { type, key } = typedKey(name, hex, key_base64, 'vkey');
@@ -51,7 +51,7 @@ export function formatSignerKey(key: SignerKey): string {
 
 /** Parses a signer key; its key id must be the one its name and derived public key give. */
 export async function parseSignerKey(skey: string): Promise<SignerKey> {
-  const [private_word, key_word, name, hex, key_base64, ...extra] = skey.split('+');
+  const [private_word, key_word, name, hex, key_base64, ...extra] = splitKeyText(skey, 5);
   if (private_word !== 'PRIVATE' || key_word !== 'KEY' || extra.length > 0 || name === undefined)
     throw new Error('signer key: not PRIVATE+KEY+<name>+<key id>+<key>');
   const { type, key: seed } = typedKey(name, hex ?? '', key_base64 ?? '', 'signer key');
@@ -105,4 +105,21 @@ function typed(type: number, key: Uint8Array): Uint8Array {
   bytes[0] = type;
   bytes.set(key, 1);
   return bytes;
+}
+
+/**
+ * Splits a key text into its `parts` fields at the first parts - 1 "+" signs: the last
+ * field is base64, whose alphabet has "+" in it (Go's note package cuts the same way).
+ */
+function splitKeyText(text: string, parts: number): string[] {
+  const fields: string[] = [];
+  let rest = text;
+  while (fields.length < parts - 1) {
+    const plus = rest.indexOf('+');
+    if (plus < 0) break;
+    fields.push(rest.slice(0, plus));
+    rest = rest.slice(plus + 1);
+  }
+  fields.push(rest);
+  return fields;
 }
