@@ -114,9 +114,9 @@ describe('a receipt, checked offline', () => {
       [
         'leaf index',
         tampered(receipt, (r) => {
-          r.leaf_index += 1;
+          r.leaf_index -= 1;
         }),
-        /inclusion proof|seq/,
+        /inclusion proof/,
       ],
     ];
     expect(receipt.inclusion_proof.length).toBeGreaterThan(0);
@@ -197,9 +197,11 @@ describe('the whole log, checked from outside', () => {
     expect(lone).toMatchObject({ ok: false, failed: { check: 'tiles', seq: 3 } });
     // Bundle and tile edited together: the leaves fold to another root than the signed one.
     for (const [path, forged] of tree) proxy.forgery.set(path, forged);
+    expect(await verifyLog(proxy.url, { vkey })).toMatchObject({ ok: false, failed: { check: 'root' } });
+    // The command line also runs the chain recipe over the same bytes, which sees the entry's own hash broken first.
     const both = await cli(['verify', proxy.url, '--state', state, '--quiet']);
     expect(both.code).toBe(1);
-    expect(JSON.parse(both.stdout)).toMatchObject({ ok: false, failed: { check: 'root' } });
+    expect(JSON.parse(both.stdout)).toMatchObject({ ok: false, failed: { check: 'chain', seq: 3 } });
     proxy.forgery.clear();
   });
 
