@@ -196,7 +196,18 @@ async function run(): Promise<number> {
       const file = positionals[1];
       if (!file || !values.vkey)
         throw new UsageError('verify-receipt needs a file and --vkey VKEY (the log key, as /log/key serves it)');
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as { receipt?: unknown };
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+      }
+      let saved: { receipt?: unknown } | undefined;
+      try {
+        saved = JSON.parse(text) as { receipt?: unknown };
+      } catch {
+        // Not JSON: verifyReceipt says it is not a receipt.
+      }
       // An act's whole answer carries its receipt: either file will do.
       const check = await verifyReceipt(
         saved && typeof saved === 'object' && 'receipt' in saved ? saved.receipt : saved,

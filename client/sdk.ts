@@ -37,7 +37,8 @@ export interface ActAnswer<T = unknown> {
   act: string;
   result: T;
   ledger: { first_seq: number; last_seq: number };
-  receipt: Receipt;
+  /** Absent only for the acts that are reads (world_look and the like): they land nowhere. */
+  receipt?: Receipt;
 }
 
 export interface PomAnswer {

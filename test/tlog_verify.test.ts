@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../client/keys.js';
 import { TesseraClient, type ActAnswer } from '../client/sdk.js';
 import { fromBase64, toBase64 } from '../client/tlog/base64.js';
-import { generateSignerKey, formatVerifierKey, SIGNATURE_TYPE_ED25519 } from '../client/tlog/note_keys.js';
+import { formatCheckpoint } from '../client/tlog/checkpoint.js';
+import { nobleHasher, type Hash } from '../client/tlog/hasher.js';
+import { signNote } from '../client/tlog/note.js';
+import { generateSignerKey, formatVerifierKey, noteSigner, SIGNATURE_TYPE_ED25519 } from '../client/tlog/note_keys.js';
+import { consistencyProof, treeHash } from '../client/tlog/stored_tree.js';
+import { encodeBundle, ENTRIES_LEVEL, parseTilePath, tileExists, TILE_WIDTH } from '../client/tlog/tile_path.js';
 import { verifyReceipt, type Receipt } from '../client/tlog/receipt.js';
 import { verifyLog } from '../client/tlog/verify_log.js';
 import { editedEntry, forgeLog, logEntries, startLogProxy, type LogProxy } from './helpers/log_proxy.js';
@@ -30,14 +35,16 @@ async function cli(args: string[], options: { cwd?: string } = {}) {
 let society: TestSociety;
 let member: TesseraClient;
 let vkey: string;
-let answer: ActAnswer;
+let answer: Required<ActAnswer>;
 const work = tempDir('tessera-tlog-verify-');
 
 beforeAll(async () => {
   society = await startTestSociety();
   member = new TesseraClient(society.url, await generateKey());
   await member.register('receipt-holder');
-  answer = await member.act('key_backup_register', { backup_pubkey: (await generateKey()).public_key });
+  answer = (await member.act('key_backup_register', {
+    backup_pubkey: (await generateKey()).public_key,
+  })) as Required<ActAnswer>;
   vkey = await member.logKey();
 });
 afterAll(async () => society.destroy());
@@ -287,5 +294,91 @@ describe('the README: verify your own act in three commands', () => {
       timeout: 120_000,
     });
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, actor: key.agent_id });
+  });
+});
+
+describe('a log of several tiles', () => {
+  /**
+   * A log served from memory, as tlog-tiles lays it out: the tree holds `tree_size`
+   * entries while its newest checkpoint may cover fewer, and a server may drop a partial
+   * tile once its full tile exists.
+   */
+  async function memoryLog(entry_count: number) {
+    const key = await generateSignerKey('memory.test/log', SIGNATURE_TYPE_ED25519);
+    const entries = Array.from({ length: entry_count }, (_, i) => new TextEncoder().encode(`{"n":${i}}`));
+    const leaves = entries.map((entry) => nobleHasher.leaf(entry));
+    const subtrees = new Map<string, Hash>();
+    const read = (level: number, n: number): Hash => {
+      if (level === 0) return leaves[n]!;
+      const id = `${level}/${n}`;
+      if (!subtrees.has(id)) subtrees.set(id, nobleHasher.node(read(level - 1, 2 * n), read(level - 1, 2 * n + 1)));
+      return subtrees.get(id)!;
+    };
+    const log = {
+      tree_size: entry_count,
+      checkpoint_size: entry_count,
+      drop_partials: false,
+      requests: [] as string[],
+    };
+    const answer = (body: string | Uint8Array<ArrayBuffer> | null, status = 200) => new Response(body, { status });
+    const fetcher = (async (url: string) => {
+      const path = url.replace(/^memory:\/\/log\/log\//, '');
+      log.requests.push(path);
+      if (path === 'checkpoint') {
+        const text = formatCheckpoint({
+          origin: key.name,
+          size: log.checkpoint_size,
+          root_hash: treeHash(nobleHasher, log.checkpoint_size, read),
+          extensions: [],
+        });
+        return answer(await signNote(text, [noteSigner(key)]));
+      }
+      const proof = /^proof\/consistency\?old=(\d+)&new=(\d+)$/.exec(path);
+      if (proof) {
+        const hashes = consistencyProof(nobleHasher, Number(proof[1]), Number(proof[2]), read);
+        return answer(JSON.stringify({ consistency_proof: hashes.map(toBase64) }));
+      }
+      const tile = parseTilePath(path);
+      if (!tile || !tileExists(tile, log.tree_size)) return answer(null, 404);
+      if (log.drop_partials && tile.width < TILE_WIDTH && tileExists({ ...tile, width: TILE_WIDTH }, log.tree_size))
+        return answer(null, 404);
+      const first = tile.index * TILE_WIDTH;
+      if (tile.level === ENTRIES_LEVEL)
+        return answer(new Uint8Array(encodeBundle(entries.slice(first, first + tile.width))));
+      const bytes = new Uint8Array(32 * tile.width);
+      for (let i = 0; i < tile.width; i++) bytes.set(read(0, first + i), 32 * i);
+      return answer(bytes);
+    }) as typeof fetch;
+    return { log, fetcher, vkey: formatVerifierKey(key) };
+  }
+
+  it('recomputes the root across full and partial tiles, extends the checkpoint remembered, and takes a dropped partial tile from its full one', async () => {
+    const { log, fetcher, vkey } = await memoryLog(800);
+    log.checkpoint_size = 300;
+    const progress: number[] = [];
+    const first = await verifyLog('memory://log', {
+      vkey,
+      fetcher,
+      on_progress: (checked, size) => progress.push(checked / size),
+    });
+    expect(first).toMatchObject({ ok: true, entries_checked: 300, checkpoint: { size: 300 } });
+    expect(progress).toEqual([256 / 300, 1]);
+    expect(log.requests).toEqual(expect.arrayContaining(['tile/entries/000', 'tile/0/000', 'tile/entries/001.p/44']));
+
+    log.checkpoint_size = 600;
+    log.drop_partials = true;
+    log.requests.length = 0;
+    const second = await verifyLog('memory://log', { vkey, fetcher, remembered: first.checkpoint! });
+    expect(second).toMatchObject({ ok: true, entries_checked: 600, previous: first.checkpoint });
+    expect(log.requests).toEqual(
+      expect.arrayContaining(['proof/consistency?old=300&new=600', 'tile/entries/002.p/88', 'tile/entries/002']),
+    );
+
+    // Remembering a root the log never had: the same proof no longer checks.
+    const wrong_root = { ...first.checkpoint!, root_hash: second.checkpoint!.root_hash };
+    expect(await verifyLog('memory://log', { vkey, fetcher, remembered: wrong_root })).toMatchObject({
+      ok: false,
+      failed: { check: 'consistency' },
+    });
   });
 });
