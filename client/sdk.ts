@@ -199,7 +199,10 @@ export class TesseraClient {
 
   /** The log's verifier key as it serves it; pin it (or compare it with a copy you trust) rather than fetch it each time. */
   async logKey(): Promise<string> {
-    return (await this.get<string>('/log/key')).trim();
+    const response = await this.fetcher(`${this.base_url}/log/key`);
+    // A refusal is thrown as TesseraError, like every other answer's; the key itself is text, not JSON.
+    if (!response.ok) await this.decode(response);
+    return (await response.text()).trim();
   }
 
   /** Checks a receipt offline against the log's verifier key (no request is made). */
