@@ -17,6 +17,7 @@ import { claimDataFolder, COOKIE_SECRET_FILE, inspectDataFolder, STORE_FOLDER } 
 import { Checkpoints } from './log/checkpoints.js';
 import { defaultOrigin, loadOrCreateLogKey } from './log/log_key.js';
 import { TransparencyLog } from './log/transparency_log.js';
+import { COSIGNED_CHECKPOINT_FILE, Witnessing } from './log/witnessing.js';
 
 export interface RunningSociety {
   url: string;
@@ -110,7 +111,17 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     config.log_origin !== undefined,
   );
   const checkpoints = new Checkpoints(log_key, engine.log_tree, () => store.ledgerHead().seq);
-  const transparency = new TransparencyLog(engine.log_tree, checkpoints, (seq) => store.ledgerJson(seq));
+  const witnessing =
+    config.witnesses.length > 0
+      ? new Witnessing(
+          config.witnesses,
+          checkpoints,
+          engine.log_tree,
+          join(config.data_dir, COSIGNED_CHECKPOINT_FILE),
+          log,
+        )
+      : undefined;
+  const transparency = new TransparencyLog(engine.log_tree, checkpoints, (seq) => store.ledgerJson(seq), witnessing);
   const processor = config.payments ? new Processor(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
@@ -153,6 +164,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   }, 1000);
   pulse.unref();
   operations.start();
+  witnessing?.start();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
@@ -169,6 +181,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         server.closeAllConnections();
       });
       clearInterval(pulse);
+      await witnessing?.stop();
       operations.stop();
       await chunks.close();
       await engine.drain();

@@ -11,6 +11,7 @@ import { verifyReceipt } from './tlog/receipt.js';
 import { toBase64 } from './tlog/base64.js';
 import { serveOver } from './mcp_server.js';
 import { buildTools } from './tools.js';
+import { runWitnessCommand } from './witness/command.js';
 
 const USAGE = `tessera-agent: the agent's command line for a Tessera society
 
@@ -35,11 +36,15 @@ const USAGE = `tessera-agent: the agent's command line for a Tessera society
                                                         signed with your key
   tessera-agent grant --key FOUNDER_KEY [--note TEXT]   (Founder) a one-time link taking its holder off the
                                                         watchers display
+  tessera-agent witness --log VKEY [--name NAME] [--key FILE] [--state FILE] [--listen HOST:PORT]
+                                                        run a transparency log witness (tessera-agent witness --help)
 
 Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FILE (default ./agent.key.json)`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
+  // The witness is a server with flags of its own, parsed by its command.
+  args: process.argv[2] === 'witness' ? ['witness'] : process.argv.slice(2),
   options: {
     url: { type: 'string' },
     key: { type: 'string', default: 'agent.key.json' },
@@ -232,6 +237,8 @@ async function run(): Promise<number> {
       );
       return check.ok ? 0 : 1;
     }
+    case 'witness':
+      return runWitnessCommand(process.argv.slice(3));
     default:
       console.error(`unknown command '${command}'\n\n${USAGE}`);
       return 2;

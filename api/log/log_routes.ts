@@ -69,12 +69,23 @@ function serveTile(ctx: Context, tiles: LogTiles): void {
   ctx.set('ETag', served.etag);
   ctx.set('Cache-Control', served.full ? IMMUTABLE : PARTIAL_TILE_CACHE);
   ctx.type = 'application/octet-stream';
-  // Koa's freshness check: If-None-Match against the ETag, lists and * included.
-  if (ctx.fresh) {
+  if (holdsEtag(ctx.get('If-None-Match'), served.etag)) {
     ctx.status = 304;
     return;
   }
   ctx.body = served.bytes;
+}
+
+/**
+ * Does If-None-Match name this ETag (RFC 9110 section 13.1.2: a list, `*`, weak comparison)?
+ * Not Koa's ctx.fresh: it answers stale to any request with Cache-Control: no-cache, which
+ * fetch() adds to every conditional request, so no fetch-based tlog client would ever get a 304.
+ */
+export function holdsEtag(if_none_match: string, etag: string): boolean {
+  if (if_none_match === '') return false;
+  if (if_none_match.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return if_none_match.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
 /** A proof for given sizes is the same forever (the log only grows): cached like a full tile. */

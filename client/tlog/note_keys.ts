@@ -36,9 +36,7 @@ export function formatVerifierKey(key: Omit<VerifierKey, 'key_id'>): string {
 
 /** Parses a vkey, checking its key id against its name and key. Throws on anything else. */
 export function parseVerifierKey(vkey: string): VerifierKey {
-  const [name, hex, key_base64, ...extra] = splitKeyText(vkey, 3);
-  if (extra.length > 0 || name === undefined || hex === undefined || key_base64 === undefined)
-    throw new Error('vkey: not <name>+<key id>+<key>');
+  const [name = '', hex = '', key_base64 = ''] = cutPlus(vkey, 3);
   const { type, key } = typedKey(name, hex, key_base64, 'vkey');
   const key_id = keyId(name, type, key);
   if (keyIdHex(key_id) !== hex) throw new Error('vkey: the key id does not match the name and key');
@@ -51,10 +49,10 @@ export function formatSignerKey(key: SignerKey): string {
 
 /** Parses a signer key; its key id must be the one its name and derived public key give. */
 export async function parseSignerKey(skey: string): Promise<SignerKey> {
-  const [private_word, key_word, name, hex, key_base64, ...extra] = splitKeyText(skey, 5);
-  if (private_word !== 'PRIVATE' || key_word !== 'KEY' || extra.length > 0 || name === undefined)
+  const [private_word, key_word, name = '', hex = '', key_base64 = ''] = cutPlus(skey, 5);
+  if (private_word !== 'PRIVATE' || key_word !== 'KEY')
     throw new Error('signer key: not PRIVATE+KEY+<name>+<key id>+<key>');
-  const { type, key: seed } = typedKey(name, hex ?? '', key_base64 ?? '', 'signer key');
+  const { type, key: seed } = typedKey(name, hex, key_base64, 'signer key');
   const public_key = await ed.getPublicKeyAsync(seed);
   const key_id = keyId(name, type, public_key);
   if (keyIdHex(key_id) !== hex) throw new Error('signer key: the key id does not match the name and key');
@@ -100,26 +98,22 @@ function typedKey(name: string, hex: string, key_base64: string, what: string): 
   return { type, key };
 }
 
+/** The first parts - 1 "+"-separated fields and the rest, which may hold "+" (a base64 character). */
+function cutPlus(text: string, parts: number): string[] {
+  const fields: string[] = [];
+  let rest = text;
+  for (let i = 1; i < parts; i++) {
+    const plus = rest.indexOf('+');
+    fields.push(plus < 0 ? rest : rest.slice(0, plus));
+    rest = plus < 0 ? '' : rest.slice(plus + 1);
+  }
+  fields.push(rest);
+  return fields;
+}
+
 function typed(type: number, key: Uint8Array): Uint8Array {
   const bytes = new Uint8Array(1 + key.length);
   bytes[0] = type;
   bytes.set(key, 1);
   return bytes;
-}
-
-/**
- * Splits a key text into its `parts` fields at the first parts - 1 "+" signs: the last
- * field is base64, whose alphabet has "+" in it (Go's note package cuts the same way).
- */
-function splitKeyText(text: string, parts: number): string[] {
-  const fields: string[] = [];
-  let rest = text;
-  while (fields.length < parts - 1) {
-    const plus = rest.indexOf('+');
-    if (plus < 0) break;
-    fields.push(rest.slice(0, plus));
-    rest = rest.slice(plus + 1);
-  }
-  fields.push(rest);
-  return fields;
 }
