@@ -380,5 +380,13 @@ describe('a log of several tiles', () => {
       ok: false,
       failed: { check: 'consistency' },
     });
+    // The same size with another root needs no proof to be a fork.
+    const same_size = { ...second.checkpoint!, root_hash: first.checkpoint!.root_hash };
+    log.requests.length = 0;
+    expect(await verifyLog('memory://log', { vkey, fetcher, remembered: same_size })).toMatchObject({
+      ok: false,
+      failed: { check: 'consistency', reason: expect.stringContaining('SPLIT VIEW') },
+    });
+    expect(log.requests).toEqual(['checkpoint']);
   });
 });
