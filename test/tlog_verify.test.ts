@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../client/keys.js';
@@ -388,5 +388,24 @@ describe('a log of several tiles', () => {
       failed: { check: 'consistency', reason: expect.stringContaining('SPLIT VIEW') },
     });
     expect(log.requests).toEqual(['checkpoint']);
+  });
+});
+
+describe('the verifying code', () => {
+  it('imports no Node-only module: it runs in a browser or any JavaScript runtime', () => {
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^'"]*?from '([^']+)'/gm)) {
+        if (specifier!.startsWith('.')) visit(resolve(dirname(file), specifier!.replace(/\.js$/, '.ts')));
+        else packages.add(specifier!);
+      }
+    };
+    visit(resolve('client/tlog/verify_log.ts'));
+    visit(resolve('client/tlog/receipt.ts'));
+    expect(seen.size).toBeGreaterThan(5);
+    expect([...packages].filter((name) => !/^(@noble\/|canonicalize$)/.test(name))).toEqual([]);
   });
 });
