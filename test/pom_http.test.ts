@@ -41,7 +41,7 @@ describe('Proof of Machine', () => {
     const kinds = new Set<string>();
     for (let attempt = 0; attempt < 16 && kinds.size < 2; attempt++) {
       const challenge = await challengeFor(ada, 'bulletin_post');
-      const { ledger: _where, ...shown } = challenge;
+      const { ledger: _where, receipt: _receipt, ...shown } = challenge;
       expect(Object.keys(shown).sort()).toEqual([
         'challenge_id',
         'context',

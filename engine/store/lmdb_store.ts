@@ -34,6 +34,8 @@ export class NoStoreError extends Error {
 
 /** The databases every Tessera store holds, made on its first open. */
 export const STORE_DATABASES = ['log', 'ledger', 'snapshots', 'spent_nonces'] as const;
+/** The ledger's Merkle tree, made on the first writable open by a version that keeps it. */
+export const TREE_DATABASE = 'tree';
 
 /**
  * The engine's store on LMDB: the four tables of StoreTables as four databases in one
@@ -84,9 +86,9 @@ export class LmdbStore extends TableStore {
  * an empty table, and the engine builds the tree when such a store is served.
  */
 function treeTable(root: RootDatabase, options: LmdbStoreOptions): Table<Uint8Array> {
-  const exists = Array.from(root.getKeys(), String).includes('tree');
+  const exists = Array.from(root.getKeys(), String).includes(TREE_DATABASE);
   if (options.read_only && !exists) return new MemoryTable<Uint8Array>();
-  return root.openDB<Uint8Array, number>({ name: 'tree', keyEncoding: 'uint32', encoding: 'binary' });
+  return root.openDB<Uint8Array, number>({ name: TREE_DATABASE, keyEncoding: 'uint32', encoding: 'binary' });
 }
 
 /** lmdb's open makes the folder and an empty store in it, so existence is checked first. */

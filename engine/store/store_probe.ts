@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RootDatabase } from 'lmdb';
-import { DATA_FILE, STORE_DATABASES, openReadOnly } from './lmdb_store.js';
+import { DATA_FILE, STORE_DATABASES, TREE_DATABASE, openReadOnly } from './lmdb_store.js';
 
 /** Something wrong with a store's files, named by the file. */
 export interface FileProblem {
@@ -129,7 +129,8 @@ export async function readWholeStore(store_dir: string): Promise<StoreSummary> {
   };
   try {
     const names = new Set(Array.from(root.getKeys(), String));
-    for (const name of STORE_DATABASES) {
+    // The tree is read too when there is one: a store written before it existed has none yet.
+    for (const name of [...STORE_DATABASES, ...(names.has(TREE_DATABASE) ? [TREE_DATABASE] : [])]) {
       if (!names.has(name))
         throw new Error(`it is an LMDB file but not a Tessera store: it lacks the ${name} database`);
       // Log and ledger hold text; reading them as strings is several times cheaper than as copied Buffers.
