@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as ed from '@noble/ed25519';
 import { describe, expect, it } from 'vitest';
 import { nobleHasher } from '../client/tlog/hasher.js';
@@ -368,6 +368,16 @@ describe('add-checkpoint request bodies', () => {
       `old 0\n${hash.repeat(MAX_PROOF_LINES + 1)}\n${note}`,
     ])
       expect(() => parseAddCheckpoint(body), JSON.stringify(body)).toThrow();
+  });
+});
+
+describe('client/tlog', () => {
+  it('uses no Node-only API: verifiers run in any JavaScript runtime', () => {
+    const folder = new URL('../client/tlog/', import.meta.url);
+    for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts'))) {
+      const code = readFileSync(new URL(file, folder), 'utf8').replace(/^\s*(\/\/|\*|\/\*).*$/gm, '');
+      expect(code, file).not.toMatch(/from 'node:|require\(|\bBuffer\b|\bprocess\./);
+    }
   });
 });
 
