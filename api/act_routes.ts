@@ -12,6 +12,7 @@ import {
 import type { Authenticator } from './authenticate.js';
 import { canonicalOrThrow, parseOrThrow } from './parse.js';
 import { RefusalError } from './refusal_error.js';
+import type { Receipt, TransparencyLog } from './log/transparency_log.js';
 
 /** The request of POST /api/v1/act, as the specification gives it; defaults are part of what is signed. */
 export const ActRequestSchema = z.strictObject({
@@ -24,6 +25,8 @@ export const ActRequestSchema = z.strictObject({
 interface ActRouteDeps {
   engine: Engine;
   authenticator: Authenticator;
+  /** Gives each write its receipt: the proof that its first entry is on the log. */
+  log: TransparencyLog;
 }
 
 /**
@@ -37,7 +40,7 @@ export function mountActRoutes(router: Routes, deps: ActRouteDeps): void {
     router.post(act.rest.path, async (ctx) => {
       const payload = parseOrThrow(act.payload, ctx.request.body, ['body']);
       const outcome = await perform(ctx, deps, act, payload, canonicalOrThrow(payload, ['body']));
-      ctx.body = { ...outcome.result, ...ledgerRange(outcome) };
+      ctx.body = { ...outcome.result, ...landing(deps.log, outcome) };
     });
   }
 
@@ -58,7 +61,7 @@ export function mountActRoutes(router: Routes, deps: ActRouteDeps): void {
         ? { challenge_id: request.challenge_id, puzzle_solution: request.puzzle_solution }
         : undefined;
     const outcome = await perform(ctx, deps, act, payload, signed_body, pom);
-    ctx.body = { act: act.name, result: outcome.result, ...ledgerRange(outcome) };
+    ctx.body = { act: act.name, result: outcome.result, ...landing(deps.log, outcome) };
   });
 }
 
@@ -96,10 +99,18 @@ async function perform(
   return outcome;
 }
 
-/** Where a write landed on the ledger; reads land nowhere. */
-function ledgerRange(outcome: Performed): { ledger?: { first_seq: number; last_seq: number } } {
-  if (!outcome.entries) return {};
+/**
+ * Where a write landed on the ledger, and the receipt of its first entry (the one that
+ * carries the signed request); reads land nowhere. The answer is sent after the commit,
+ * so the entry is durable and a checkpoint covering it can be signed now.
+ */
+function landing(
+  log: TransparencyLog,
+  outcome: Performed,
+): { ledger?: { first_seq: number; last_seq: number }; receipt?: Receipt } {
+  if (!outcome.entries || outcome.entries.length === 0) return {};
   const first = outcome.entries[0]!;
   const last = outcome.entries[outcome.entries.length - 1]!;
-  return { ledger: { first_seq: first.seq, last_seq: last.seq } };
+  const receipt = log.receipt(first.seq, first.json);
+  return { ledger: { first_seq: first.seq, last_seq: last.seq }, ...(receipt ? { receipt } : {}) };
 }

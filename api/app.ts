@@ -18,6 +18,7 @@ import { mountGrantRoutes } from './observer/grant_routes.js';
 import { mountPageRoutes } from './pages/page_routes.js';
 import { mountMachineRoutes } from './pages/machine_routes.js';
 import { mountMcpEndpoint } from './mcp_endpoint.js';
+import { mountLogRoutes } from './log/log_routes.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
@@ -25,6 +26,8 @@ import { readLimiter, securityHeaders, type NonceLimits, type ReadLimits } from 
 import { registrationLimiter, type RegistrationLimits } from './registration_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
+import { mountCheckpointRoutes } from './log/checkpoint_routes.js';
+import type { TransparencyLog } from './log/transparency_log.js';
 import { SignatureVerifier } from './signature_verifier.js';
 import { type Engine, type LmdbStore, register } from '../engine/index.js';
 
@@ -45,6 +48,8 @@ export interface AppDeps {
   public_url: string;
   operations: Operations;
   metrics: Metrics;
+  /** The ledger as a transparency log: tree, checkpoints, witnesses' cosignatures. */
+  transparency: TransparencyLog;
   /** Structured lines about what happened (never bodies, keys or session ids). */
   log: (line: Record<string, unknown>) => void;
 }
@@ -77,7 +82,8 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   mountReadRoutes(router, deps);
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
-  mountActRoutes(router, { engine: deps.engine, authenticator });
+  mountActRoutes(router, { engine: deps.engine, authenticator, log: deps.transparency });
+  mountCheckpointRoutes(router, deps.transparency);
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };
   mountMembershipRoutes(router, payment_deps);
   const watchers = new Watchers(deps.clock);
@@ -86,6 +92,7 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   const page_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read: contextOf });
   mountMcpEndpoint(router, contextOf);
+  mountLogRoutes(router, { tree: () => deps.engine.log_tree, size: () => ledger.head().seq, ledger });
   mountOperatorRoutes(router, { operations: deps.operations, authenticator, engine: deps.engine });
   router.get('/metrics', async (ctx) => {
     ctx.type = deps.metrics.registry.contentType;

@@ -27,6 +27,11 @@ const EnvSchema = z.object({
     .optional(),
   STRIPE_API_BASE: z.url().optional(),
   PUBLIC_URL: z.url().optional(),
+  WITNESSES: z.string().optional(),
+  LOG_ORIGIN: z
+    .string()
+    .regex(/^[^\s+]{1,200}$/, 'must be a non-empty name without spaces or "+" (e.g. example.org/tessera)')
+    .optional(),
   COOKIE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   READS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(100),
   READ_BURST: z.coerce.number().int().min(1).max(1_000_000).default(400),
@@ -65,6 +70,10 @@ export interface Config {
   backups_kept: number;
   /** This service's public address, for links it hands out. */
   public_url: string;
+  /** The transparency log's origin, fixed by the log key on the first start; absent: derived from public_url. */
+  log_origin?: string;
+  /** The tlog witnesses each new checkpoint goes to (none: checkpoints are served as the log signed them). */
+  witnesses: { url: string; vkey: string }[];
   /** Signs cookies; generated into the data folder when not given. */
   cookie_secret?: string;
   /** Absent: payments off (the embedded default). */
@@ -94,6 +103,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     chunk_workers: e.CHUNK_WORKERS,
     queue_depth_max: e.QUEUE_DEPTH_MAX,
     public_url,
+    ...(e.LOG_ORIGIN ? { log_origin: e.LOG_ORIGIN } : {}),
+    witnesses: parseWitnesses(e.WITNESSES ?? ''),
     backup_every_seconds: e.BACKUP_EVERY_SECONDS,
     backups_kept: e.BACKUPS_KEPT,
     read_limits: { reads_per_second: e.READS_PER_SECOND, burst_reads: e.READ_BURST },
@@ -114,4 +125,21 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : {}),
   };
+}
+
+/**
+ * WITNESSES: comma-separated "<url> <vkey>" pairs, the witness's add-checkpoint prefix
+ * and its cosignature/v1 verifier key (what `tessera-agent witness` prints at start).
+ */
+function parseWitnesses(text: string): { url: string; vkey: string }[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const [url, vkey, ...extra] = entry.split(/\s+/);
+      if (!url || !vkey || extra.length > 0 || !URL.canParse(url))
+        throw new Error(`bad configuration: WITNESSES entry "${entry}" is not "<url> <vkey>"`);
+      return { url, vkey };
+    });
 }

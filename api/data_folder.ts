@@ -5,6 +5,8 @@ import { FOUNDER_KEY_FILE } from './founder.js';
 import { checkStoreInChild } from './store_check.js';
 
 export const STORE_FOLDER = 'store';
+/** The transparency log's signing key (api/log/log_key.ts): a trace of a society like the Founder key. */
+export const LOG_KEY_FILE = 'log.key';
 export const COOKIE_SECRET_FILE = 'cookie.secret';
 /** Holds the pid of the server serving the folder, while it does. */
 export const SERVER_PID_FILE = 'server.pid';
@@ -32,7 +34,7 @@ export async function inspectDataFolder(data_dir: string): Promise<'new' | 'exis
     if (!outcome.ok) throw new StartRefusedError(`${outcome.file} ${outcome.reason}`);
     return 'existing';
   }
-  const traces = [FOUNDER_KEY_FILE, COOKIE_SECRET_FILE, BACKUPS_FOLDER].filter((name) =>
+  const traces = [FOUNDER_KEY_FILE, COOKIE_SECRET_FILE, LOG_KEY_FILE, BACKUPS_FOLDER].filter((name) =>
     existsSync(join(data_dir, name)),
   );
   if (existsSync(store_dir) && readdirSync(store_dir).length > 0)

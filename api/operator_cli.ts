@@ -130,7 +130,7 @@ async function replay(path: string): Promise<number> {
           bar?.stop();
           step = progress.step;
           bar?.start(progress.total, progress.done, {
-            step: step === 'replay' ? 'replaying ticks' : 'checking proofs',
+            step: { replay: 'replaying ticks', proofs: 'checking proofs', tree: 'rebuilding the Merkle tree' }[step],
           });
         } else bar?.update(progress.done);
       },

@@ -11,7 +11,7 @@ export function ledgerReaderOf(store: LmdbStore): LedgerReader {
  * call); the ledger reader is the app's one, made once.
  */
 export function readContextOf(
-  deps: Pick<AppDeps, 'engine' | 'clock' | 'chunks' | 'started_at_ms'>,
+  deps: Pick<AppDeps, 'engine' | 'clock' | 'chunks' | 'started_at_ms' | 'transparency'>,
   ledger: LedgerReader,
 ): ReadContext {
   const { engine } = deps;
@@ -20,6 +20,6 @@ export function readContextOf(
     at_ms: deps.clock(),
     ledger,
     chunks: deps.chunks,
-    host: { started_at_ms: deps.started_at_ms, queue_depth: engine.queue_depth },
+    host: { started_at_ms: deps.started_at_ms, queue_depth: engine.queue_depth, log: deps.transparency.head() },
   };
 }

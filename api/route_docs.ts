@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RefusalCode } from '../engine/index.js';
+import { ReceiptParams } from './log/checkpoint_routes.js';
 
 /** One answer of a route: its status, its media type and, for JSON, its shape. */
 export interface RouteAnswer {
@@ -66,6 +67,13 @@ const AgentId = z
 function page(path: string, summary: string, options: { args?: z.ZodObject } = {}): RouteDoc {
   return { method: 'GET', path, summary, ...(options.args ? { args: options.args } : {}), answers: [html(summary)] };
 }
+
+const ReceiptSchema = z.object({
+  leaf_index: z.int().describe('seq - 1'),
+  entry: z.string().describe("The entry's exact JSON text, as stored and served: the leaf's bytes"),
+  checkpoint: z.string().describe('A signed checkpoint (C2SP tlog-checkpoint) whose tree holds the leaf'),
+  inclusion_proof: z.array(z.string()).describe('RFC 6962 audit path, leaf to root, standard base64 hashes'),
+});
 
 function text(path: string, summary: string, media_type: string): RouteDoc {
   return { method: 'GET', path, summary, answers: [{ status: 200, media_type, description: summary }] };
@@ -295,6 +303,24 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     answers: [html('Granted: this browser is off the watchers display'), html('Unknown or used; nothing changed', 410)],
   },
 
+  text(
+    '/log/checkpoint',
+    "The transparency log's newest checkpoint: a C2SP signed note of the origin, the tree size and the RFC 6962 " +
+      'root, signed by the log key, with witness cosignature lines when witnesses are configured',
+    TEXT_PLAIN,
+  ),
+  text('/log/key', 'The verifier key (note vkey form) the log signs its checkpoints with', TEXT_PLAIN),
+  {
+    method: 'GET',
+    path: '/log/receipt/{seq}',
+    summary: "An entry's receipt: its exact bytes, its leaf index, a checkpoint covering it and the inclusion proof",
+    description:
+      'The same object every signed act answers with under `receipt`, for any entry, against the newest checkpoint. ' +
+      'Checks offline: leaf hash SHA-256(0x00 || entry), proof to the checkpoint root, checkpoint signature.',
+    args: ReceiptParams,
+    answers: [json(ReceiptSchema, 'The receipt')],
+    refusals: ['VALIDATION_FAILED', 'UNKNOWN_ENTRY'],
+  },
   text('/chronicle.rss', 'The chronicle as an RSS feed', 'application/rss+xml'),
   text('/robots.txt', 'Everything is crawlable', TEXT_PLAIN),
   text('/sitemap.xml', 'Every page, each motion and agent included', 'application/xml'),

@@ -14,6 +14,10 @@ import { Operations } from './operations/operator.js';
 import { Metrics } from './metrics.js';
 import { pino } from 'pino';
 import { claimDataFolder, COOKIE_SECRET_FILE, inspectDataFolder, STORE_FOLDER } from './data_folder.js';
+import { Checkpoints } from './log/checkpoints.js';
+import { defaultOrigin, loadOrCreateLogKey } from './log/log_key.js';
+import { TransparencyLog } from './log/transparency_log.js';
+import { COSIGNED_CHECKPOINT_FILE, Witnessing } from './log/witnessing.js';
 
 export interface RunningSociety {
   url: string;
@@ -101,6 +105,23 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     const configured = await engine.submit({ act: 'payments_configure', actor: 'system', payload: { mode } });
     if (!configured.ok) throw new Error(`payment mode refused: ${configured.code}`);
   }
+  const log_key = await loadOrCreateLogKey(
+    config.data_dir,
+    config.log_origin ?? defaultOrigin(config.public_url),
+    config.log_origin !== undefined,
+  );
+  const checkpoints = new Checkpoints(log_key, engine.log_tree, () => store.ledgerHead().seq);
+  const witnessing =
+    config.witnesses.length > 0
+      ? new Witnessing(
+          config.witnesses,
+          checkpoints,
+          engine.log_tree,
+          join(config.data_dir, COSIGNED_CHECKPOINT_FILE),
+          log,
+        )
+      : undefined;
+  const transparency = new TransparencyLog(engine.log_tree, checkpoints, (seq) => store.ledgerJson(seq), witnessing);
   const processor = config.payments ? new Processor(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
@@ -129,16 +150,21 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     public_url: config.public_url,
     body_limit_bytes: config.body_limit_bytes,
     started_at_ms: clock(),
+    transparency,
   });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
-  // Engine time closes motions even when no request arrives.
-  const pulse = setInterval(() => void engine.pulse(), 1000);
+  // Engine time closes motions even when no request arrives; a growing log gets a new checkpoint every second.
+  const pulse = setInterval(() => {
+    void engine.pulse();
+    checkpoints.latest();
+  }, 1000);
   pulse.unref();
   operations.start();
+  witnessing?.start();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
@@ -155,6 +181,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         server.closeAllConnections();
       });
       clearInterval(pulse);
+      await witnessing?.stop();
       operations.stop();
       await chunks.close();
       await engine.drain();

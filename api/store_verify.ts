@@ -2,6 +2,7 @@ import { LedgerChecker, type WireEntry } from '../client/ledger_check.js';
 import {
   sha256Hex,
   isPrimeOrderKey,
+  firstWrongTreeLeaf,
   StoreIntegrityError,
   recoverState,
   stateHash,
@@ -14,7 +15,7 @@ import { SignatureVerifier } from './signature_verifier.js';
 export interface StoreVerifyOptions {
   /** Also check every proof against the keys registered earlier on the ledger (one ed25519 verify per signed entry). */
   proofs: boolean;
-  on_progress?: (progress: { step: 'replay' | 'proofs'; done: number; total: number }) => void;
+  on_progress?: (progress: { step: 'replay' | 'proofs' | 'tree'; done: number; total: number }) => void;
 }
 
 export type StoreVerification =
@@ -36,7 +37,8 @@ export type StoreVerification =
  * run through the verifier's own recipe (client/ledger_check.ts: chain, hash, each
  * proof against the key registered earlier, no nonce used twice) with node:crypto
  * doing the signature arithmetic. The answer names the lowest seq either step
- * found wrong. Reads only.
+ * found wrong; then the Merkle tree is rebuilt from the ledger and must equal the
+ * stored one record for record. Reads only.
  */
 export async function verifyStore(store: EngineStore, options: StoreVerifyOptions): Promise<StoreVerification> {
   let state: SocietyState | undefined;
@@ -58,6 +60,18 @@ export async function verifyStore(store: EngineStore, options: StoreVerifyOption
     );
     if (problem && (!failure || problem.seq < failure.first_bad_seq))
       failure = { first_bad_seq: problem.seq, reason: problem.reason };
+  }
+  // A store written before the tree has none yet (it is built from the ledger when served): nothing to compare.
+  const head_seq = state?.ledger_head.seq ?? 0;
+  if (!failure && store.treeLeafCount() > 0) {
+    const wrong = await firstWrongTreeLeaf(store, head_seq, (done) =>
+      options.on_progress?.({ step: 'tree', done, total: head_seq }),
+    );
+    if (wrong !== undefined)
+      failure = {
+        first_bad_seq: wrong,
+        reason: 'its Merkle tree record is not the one the ledger makes (the tree was edited)',
+      };
   }
   if (failure || !state) return { ok: false, ...(failure ?? { first_bad_seq: 1, reason: 'the store did not replay' }) };
   return {

@@ -104,17 +104,22 @@ export const READ_ROWS: ReadTarget[] = [
 
 /**
  * The read rows of npm run bench: the real server (embedded store, fresh society)
- * on /, /world.md and a chunk answering 304, each beside the bare server.
+ * on /, /world.md and a chunk answering 304, each beside the bare server; or other
+ * targets, on a data folder `prepare` fills before the server starts.
  */
-export async function benchReads(): Promise<Record<string, ReadComparison>> {
+export async function benchReads(
+  targets: ReadTarget[] = READ_ROWS,
+  prepare?: (data_dir: string) => Promise<void>,
+): Promise<Record<string, ReadComparison>> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-load-'));
+  await prepare?.(dir);
   const server = spawn(process.execPath, [here('../api/main.js')], {
     env: { ...process.env, DATA_DIR: dir, PORT: '0', READS_PER_SECOND: '1000000', READ_BURST: '1000000' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
     const base = (await firstJsonLine(server)).listening as string;
-    return await compareReads(base, server.pid!, READ_ROWS);
+    return await compareReads(base, server.pid!, targets);
   } finally {
     server.kill('SIGTERM');
     await new Promise((resolve) => server.once('exit', resolve));

@@ -10,6 +10,7 @@ import { benchVotes } from './governance.js';
 import { benchFeed, benchSends } from './aether.js';
 import { READ_ROWS, benchReads, readLabel } from './load.js';
 import { benchDrill } from './drill.js';
+import { benchInclusionProofs, benchTileReads, TILE_ROWS } from './log.js';
 
 /**
  * npm run bench: every row is a figure measured beside its ceiling or its alternative
@@ -43,6 +44,8 @@ function memoryProbe(agents: number): number {
 let last_votes: Awaited<ReturnType<typeof benchVotes>> | undefined;
 /** One load run measures the three read rows; the first row starts it. */
 let last_reads: Awaited<ReturnType<typeof benchReads>> | undefined;
+/** Likewise the two tile rows. */
+let last_tiles: Awaited<ReturnType<typeof benchTileReads>> | undefined;
 
 const rows: Row[] = [
   {
@@ -100,7 +103,7 @@ const rows: Row[] = [
   {
     figure: 'world_move, durable, 10,000 members (moves/s)',
     measured: 'engine: checks, AP, reveal, ledger entry, LMDB commit per tick',
-    against: 'bare limit: SHA-256 + lmdb put of the same agent_moved entries',
+    against: 'bare limit: SHA-256 + lmdb put of the same agent_moved and ap_spent entries',
     measure: async () => {
       const r = await benchMoves();
       return { subject: r.engine, reference: r.bare };
@@ -166,6 +169,36 @@ const rows: Row[] = [
     },
     samples: [] as { subject: number; reference: number }[],
   })),
+  ...(
+    [
+      [TILE_ROWS[0]!, 'full level-0 tile, GET /log/tile/0/000'],
+      [TILE_ROWS[1]!, 'full entry bundle, GET /log/tile/entries/000'],
+    ] as const
+  ).map(([tile, figure], index) => ({
+    figure: `${figure} (requests per server CPU-second)`,
+    measured:
+      'the server: tile path parsed, bytes from its LRU, strong ETag; 16 keep-alive connections from a second process',
+    against: 'bare node:http answering the same bytes, same load',
+    target: 0.8,
+    measure: async () => {
+      last_tiles = index === 0 ? await benchTileReads() : last_tiles;
+      const r = last_tiles![readLabel(tile)]!;
+      return { subject: 1e6 / r.server_cpu_us, reference: 1e6 / r.bare_cpu_us };
+    },
+    samples: [] as { subject: number; reference: number }[],
+  })),
+  {
+    figure: 'inclusion proof, 100,000-leaf tree as stored in LMDB (proofs/s)',
+    measured:
+      'LogTree.inclusionProof at random leaves, tree opened afresh: ~17 stored hashes read, the right edge folded',
+    against:
+      "checking the same proof: its root recomputed, one SHA-256 node hash per proof hash (the client's cost; a ratio near 1 or above means serving a proof costs no more than checking it)",
+    measure: async () => {
+      const r = await benchInclusionProofs(100_000);
+      return { subject: r.generated, reference: r.checked };
+    },
+    samples: [],
+  },
   {
     figure: 'restore drill, society of 250,000 signed ledger entries (s)',
     measured:

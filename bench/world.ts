@@ -90,7 +90,7 @@ const moves_per_call = 1024;
 
 /**
  * world_move through the whole engine with 10,000 members, durable, beside the bare
- * limit: the hash and put of the same agent_moved entries. Each member walks back and
+ * limit: the hash and put of the same agent_moved and ap_spent entries. Each member walks back and
  * forth between two land tiles, so the AP, reach and terrain checks all run.
  */
 export async function benchMoves(agent_count = 10_000): Promise<{ engine: number; bare: number }> {
@@ -160,25 +160,30 @@ export async function benchMoves(agent_count = 10_000): Promise<{ engine: number
     let bare_entries: string[] = [];
     const prepareBare = () => {
       prepare();
-      bare_entries = batch.map(
-        (move, index) =>
-          chainEntry(
-            { seq: index, hash: '0'.repeat(64) },
-            now,
-            {
-              event_type: 'agent_moved',
-              actor: move.actor,
-              data: {
-                agent_id: move.actor,
-                from: { x: 1000, y: 1000 },
-                to: { x: 1001, y: 1000 },
-                path: (move.payload as { path: string[] }).path,
-                ap_spent: 1,
-              },
+      // A move writes two entries: agent_moved, and the ap_spent behind it.
+      bare_entries = batch.flatMap((move, index) => [
+        chainEntry(
+          { seq: 2 * index, hash: '0'.repeat(64) },
+          now,
+          {
+            event_type: 'agent_moved',
+            actor: move.actor,
+            data: {
+              agent_id: move.actor,
+              from: { x: 1000, y: 1000 },
+              to: { x: 1001, y: 1000 },
+              path: (move.payload as { path: string[] }).path,
+              ap_spent: 1,
             },
-            move.proof,
-          ).json,
-      );
+          },
+          move.proof,
+        ).json,
+        chainEntry({ seq: 2 * index + 1, hash: '0'.repeat(64) }, now, {
+          event_type: 'ap_spent',
+          actor: move.actor,
+          data: { act: 'world_move', amount: 1, for_seq: 2 * index + 1 },
+        }).json,
+      ]);
     };
     const rates = await opsPerSecond([
       {

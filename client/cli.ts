@@ -5,6 +5,10 @@ import { SingleBar, Presets } from 'cli-progress';
 import { generateKey, parseKeyFile, type AgentKey } from './keys.js';
 import { TesseraClient, TesseraError } from './sdk.js';
 import { verifyLedger } from './verify.js';
+import { checkLog } from './checked_log.js';
+import { defaultStateFile } from './log_state.js';
+import { verifyReceipt } from './tlog/receipt.js';
+import { toBase64 } from './tlog/base64.js';
 import { serveOver } from './mcp_server.js';
 import { buildTools } from './tools.js';
 import { runWitnessCommand } from './witness/command.js';
@@ -19,7 +23,15 @@ const USAGE = `tessera-agent: the agent's command line for a Tessera society
                                                         replace a lost primary key (signed by the backup; the agent id
                                                         from --agent or the --key file); the new key file then names
                                                         the agent: use it with --key
-  tessera-agent verify [BASE_URL]                       download and re-verify the whole ledger
+  tessera-agent verify [BASE_URL] [--vkey VKEY] [--state FILE] [--ledger]
+                                                        check the transparency log: the checkpoint's signature, the
+                                                        root recomputed from every tile and entry, the chain recipe
+                                                        over the same entries, and that the log extends the checkpoint
+                                                        seen last (kept in --state, default ~/.tessera/log-state.json,
+                                                        with the log's key pinned on first use); --ledger: only the
+                                                        chain recipe, over the pages of /api/v1/ledger
+  tessera-agent receipt SEQ [BASE_URL]                  the receipt of ledger entry SEQ (save it: > receipt.json)
+  tessera-agent verify-receipt FILE --vkey VKEY         check a receipt offline (FILE: a receipt or an act's answer)
   tessera-agent mcp [--key FILE] [--url BASE_URL]       an MCP server on stdio: every act and read as a tool,
                                                         signed with your key
   tessera-agent grant --key FOUNDER_KEY [--note TEXT]   (Founder) a one-time link taking its holder off the
@@ -43,13 +55,19 @@ const { values, positionals } = parseArgs({
     'backup-key': { type: 'string' },
     'new-key': { type: 'string' },
     agent: { type: 'string' },
+    vkey: { type: 'string' },
+    state: { type: 'string' },
+    ledger: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
+/** Commands whose base URL may also come as a positional, after their own positionals. */
+const URL_POSITION: Record<string, number> = { verify: 1, receipt: 2 };
+
 const base_url =
-  (positionals[0] === 'verify' ? positionals[1] : undefined) ??
+  (positionals[0]! in URL_POSITION ? positionals[URL_POSITION[positionals[0]!]!] : undefined) ??
   values.url ??
   process.env.TESSERA_URL ??
   'http://127.0.0.1:8080';
@@ -60,6 +78,31 @@ async function readKey(file: string): Promise<AgentKey> {
 
 function print(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
+}
+
+/** A command given the wrong arguments: exit code 2, as against 1 for a check that failed. */
+class UsageError extends Error {}
+
+/** A progress bar on stderr for a long download, unless --quiet or stderr is not a terminal. */
+function progressBar(label: string): ((done: number, total: number) => void) & { stop(): void } {
+  const bar =
+    values.quiet || !process.stderr.isTTY
+      ? undefined
+      : new SingleBar(
+          { format: `${label} {bar} {value}/{total} entries`, stream: process.stderr },
+          Presets.shades_classic,
+        );
+  let started = false;
+  return Object.assign(
+    (done: number, total: number) => {
+      if (!bar) return;
+      if (!started) bar.start(total, 0);
+      started = true;
+      bar.setTotal(total);
+      bar.update(done);
+    },
+    { stop: () => bar?.stop() },
+  );
 }
 
 async function run(): Promise<number> {
@@ -131,26 +174,68 @@ async function run(): Promise<number> {
       return 0;
     }
     case 'verify': {
-      const bar =
-        values.quiet || !process.stderr.isTTY
-          ? undefined
-          : new SingleBar(
-              { format: 'verifying {bar} {value}/{total} entries', stream: process.stderr },
-              Presets.shades_classic,
-            );
-      let started = false;
-      const report = await verifyLedger(base_url, {
-        on_progress: (checked, head_seq) => {
-          if (!bar) return;
-          if (!started) bar.start(head_seq, 0);
-          started = true;
-          bar.setTotal(head_seq);
-          bar.update(checked);
-        },
-      });
-      bar?.stop();
+      const progress = progressBar('verifying');
+      const report = values.ledger
+        ? await verifyLedger(base_url, { on_progress: progress })
+        : await checkLog(base_url, {
+            ...(values.vkey !== undefined ? { vkey: values.vkey } : {}),
+            state_file: values.state ?? defaultStateFile(),
+            check_chain: true,
+            on_progress: progress,
+            notice: (message) => console.error(`tessera-agent: ${message}`),
+          });
+      progress.stop();
       print(report);
+      if ('failed' in report && report.failed)
+        console.error(`tessera-agent: FAILED (${report.failed.check}): ${report.failed.reason}`);
       return report.ok ? 0 : 1;
+    }
+    case 'receipt': {
+      const seq = positionals[1];
+      if (!seq || !/^[1-9]\d*$/.test(seq))
+        throw new UsageError('receipt needs the seq of a ledger entry, e.g. tessera-agent receipt 42');
+      print(await new TesseraClient(base_url).receipt(Number(seq)));
+      return 0;
+    }
+    case 'verify-receipt': {
+      const file = positionals[1];
+      if (!file || !values.vkey)
+        throw new UsageError('verify-receipt needs a file and --vkey VKEY (the log key, as /log/key serves it)');
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+      }
+      let saved: { receipt?: unknown } | undefined;
+      try {
+        saved = JSON.parse(text) as { receipt?: unknown };
+      } catch {
+        // Not JSON: verifyReceipt says it is not a receipt.
+      }
+      // An act's whole answer carries its receipt: either file will do.
+      const check = await verifyReceipt(
+        saved && typeof saved === 'object' && 'receipt' in saved ? saved.receipt : saved,
+        values.vkey,
+      );
+      print(
+        check.ok
+          ? {
+              ok: true,
+              seq: check.entry.seq,
+              event_type: check.entry.event_type,
+              actor: check.entry.actor,
+              at: check.entry.at,
+              hash: check.entry.hash,
+              checkpoint: {
+                origin: check.checkpoint.origin,
+                size: check.checkpoint.size,
+                root_hash: toBase64(check.checkpoint.root),
+              },
+            }
+          : check,
+      );
+      return check.ok ? 0 : 1;
     }
     case 'witness':
       return runWitnessCommand(process.argv.slice(3));
@@ -165,6 +250,6 @@ run().then(
   (error) => {
     if (error instanceof TesseraError) print(error.body);
     console.error(`tessera-agent: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    process.exit(error instanceof UsageError ? 2 : 1);
   },
 );

@@ -95,8 +95,9 @@ const DIGEST_PROOF_EVENTS = new Set(['p0_refusal']);
 
 /**
  * Entries that follow the opening one within a request and carry no proof of their
- * own: the requester's gains (standing_awarded, biome_first_discovery, relic_found),
- * and resource_received, whose actor is the recipient of the resource_sent before it.
+ * own: the AP the act spent (ap_spent), the requester's gains (standing_awarded,
+ * biome_first_discovery, relic_found), and resource_received, whose actor is the
+ * recipient of the resource_sent before it.
  * Each must sit right behind the request it belongs to, at the same time, and that
  * request must be one that can produce it: a relic only from a dig, a first discovery
  * only from arriving on a tile (a move, or the first arrival at registration),
@@ -104,6 +105,18 @@ const DIGEST_PROOF_EVENTS = new Set(['p0_refusal']);
  * member's bulletin post. Keyed by event type, or `standing_awarded:<reason>`.
  */
 const FOLLOW_UP_OPENERS = new Map<string, readonly string[]>([
+  [
+    'ap_spent',
+    [
+      'agent_moved',
+      'block_placed',
+      'block_broken',
+      'terrain_dug',
+      'resource_gathered',
+      'resource_sent',
+      'structure_built',
+    ],
+  ],
   ['resource_received', ['resource_sent']],
   ['relic_found', ['terrain_dug']],
   ['biome_first_discovery', ['agent_moved', 'agent_registered']],
@@ -111,6 +124,25 @@ const FOLLOW_UP_OPENERS = new Map<string, readonly string[]>([
   ['standing_awarded:exploration', ['agent_moved', 'agent_registered']],
   ['standing_awarded:biome_first_discovery', ['agent_moved', 'agent_registered']],
 ]);
+
+/**
+ * The acts that spend AP. On a ledger founded at revision 1 or later (society_founded's
+ * data.ledger_revision), each that spent some is followed at once by an ap_spent entry
+ * naming it: the act, the amount (equal to the act's own data.ap_spent where it has
+ * one) and for_seq, the seq of the act's entry.
+ */
+const AP_SPENDING_ACTS = new Set([
+  'world_move',
+  'world_place_block',
+  'world_break_block',
+  'world_dig',
+  'world_gather',
+  'world_give',
+  'world_build_road',
+  'aether_build_mast',
+]);
+
+const AP_SPENT_LEDGER_REVISION = 1;
 
 const FOLLOW_UP_EVENTS = new Set(Array.from(FOLLOW_UP_OPENERS.keys(), (kind) => kind.split(':')[0]!));
 
@@ -179,6 +211,10 @@ export class LedgerChecker {
   private readonly nonces_seen = new Set<string>();
   /** The entry that opened the request being read, which follow-up entries belong to. */
   private opening: WireEntry | undefined;
+  /** society_founded's data.ledger_revision: which entries this ledger holds (0 when absent). */
+  private ledger_revision = 0;
+  /** The act entry just read spent AP on a ledger that records it: the next entry must be its ap_spent. */
+  private ap_spent_due: WireEntry | undefined;
 
   constructor(private readonly primitives: CheckPrimitives = PORTABLE_PRIMITIVES) {}
 
@@ -203,7 +239,7 @@ export class LedgerChecker {
       return fail("hash does not match the entry's content");
     const weak = weakKeyIn(entry, this.primitives.isPrimeOrderKey);
     if (weak) return fail(weak);
-    const problem = await this.checkProof(entry);
+    const problem = this.missingApSpent(entry) ?? (await this.checkProof(entry));
     if (problem) return fail(problem);
     this.learnKeys(entry);
     this.noteRequest(entry);
@@ -263,6 +299,10 @@ export class LedgerChecker {
       entry.event_type === 'standing_awarded' ? `standing_awarded:${String(entry.data?.reason)}` : entry.event_type;
     if (!FOLLOW_UP_OPENERS.get(kind)?.includes(opening.event_type))
       return `${kind} cannot come of a ${opening.event_type} request`;
+    if (entry.event_type === 'ap_spent') {
+      const mismatch = this.apSpentMismatch(entry, opening);
+      if (mismatch) return mismatch;
+    }
     const named =
       entry.event_type === 'resource_received'
         ? opening.event_type === 'resource_sent'
@@ -275,8 +315,40 @@ export class LedgerChecker {
   }
 
   private noteRequest(entry: WireEntry): void {
+    if (entry.seq === 1 && entry.event_type === 'society_founded') {
+      const revision = entry.data?.ledger_revision;
+      this.ledger_revision = typeof revision === 'number' ? revision : 0;
+    }
     if (entry.proof) this.opening = entry;
     else if (entry.actor === 'system') this.opening = undefined;
+    const spent = entry.data?.ap_spent;
+    const records_ap = this.ledger_revision >= AP_SPENT_LEDGER_REVISION;
+    this.ap_spent_due = records_ap && entry.proof && typeof spent === 'number' && spent > 0 ? entry : undefined;
+  }
+
+  private missingApSpent(entry: WireEntry): string | undefined {
+    const due = this.ap_spent_due;
+    if (!due || entry.event_type === 'ap_spent') return undefined;
+    return `the ${due.event_type} at seq ${due.seq} spent ${String(due.data.ap_spent)} AP, but no ap_spent entry follows it`;
+  }
+
+  /**
+   * An ap_spent entry must sit right behind the act that spent the AP, name that act as
+   * its signed request does, and agree with the amount the act's own entry records.
+   */
+  private apSpentMismatch(entry: WireEntry, opening: WireEntry): string | undefined {
+    if (this.ledger_revision < AP_SPENT_LEDGER_REVISION)
+      return `ap_spent on a ledger of revision ${this.ledger_revision}, which records AP only in the act's own entry`;
+    const { act, amount, for_seq } = entry.data;
+    if (entry.seq !== opening.seq + 1 || for_seq !== opening.seq)
+      return `ap_spent must follow the act it is for at once and name its seq (${opening.seq})`;
+    if (typeof act !== 'string' || !AP_SPENDING_ACTS.has(act) || act !== actOfProof(opening.proof!))
+      return `ap_spent names ${String(act)}, not the AP-spending act the signed request before it asked for`;
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0)
+      return 'ap_spent amount is not a positive whole number';
+    if (opening.data.ap_spent !== undefined && opening.data.ap_spent !== amount)
+      return `ap_spent amount ${amount} differs from the ${opening.event_type}'s ap_spent (${String(opening.data.ap_spent)})`;
+    return undefined;
   }
 
   /**
@@ -304,7 +376,7 @@ export class LedgerChecker {
       return 'proof body is not JSON';
     }
     if (signed === null || typeof signed !== 'object') return 'proof body is not a JSON object';
-    const act = route === '/api/v1/act' ? signed.act : ACT_OF_ROUTE.get(route);
+    const act = actOfSigned(route, signed);
     if (typeof act !== 'string' || !opening.acts.includes(act))
       return `${entry.event_type} is not what the signed request asked for (${String(act ?? route)})`;
     const payload = (route === '/api/v1/act' ? (signed.payload ?? {}) : signed) as Record<string, unknown>;
@@ -333,6 +405,17 @@ export class LedgerChecker {
       if (keys) keys.primary = String(data.new_pubkey);
     }
   }
+}
+
+/** The act a signed request asked for: named by its route, or by the `act` field of a POST /api/v1/act body. */
+function actOfSigned(route: string, signed: Record<string, unknown>): unknown {
+  return route === '/api/v1/act' ? signed.act : ACT_OF_ROUTE.get(route);
+}
+
+/** The act behind a proof already checked, whose body (if it has one) is known to be a JSON object. */
+function actOfProof(proof: WireProof): unknown {
+  const route = proof.path.split('?')[0]!;
+  return proof.body === undefined ? undefined : actOfSigned(route, JSON.parse(proof.body) as Record<string, unknown>);
 }
 
 /** The value of the signing string's last line, or undefined unless exactly one well-formed form is present. */

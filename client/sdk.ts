@@ -1,6 +1,7 @@
 import type { AgentKey } from './keys.js';
 import { solveChallenge, type PomChallenge } from './pom_solver.js';
 import { signText } from './keys.js';
+import { verifyReceipt, type Receipt, type ReceiptCheck } from './tlog/receipt.js';
 import {
   HEADER_AGENT_ID,
   HEADER_NEXT_NONCE,
@@ -29,6 +30,15 @@ function messageOf(body: unknown): string {
     if (detail) return JSON.stringify(detail);
   }
   return String(body);
+}
+
+/** A signed act's answer: the receipt proves its opening entry is on the log (client/tlog/receipt.ts). */
+export interface ActAnswer<T = unknown> {
+  act: string;
+  result: T;
+  ledger: { first_seq: number; last_seq: number };
+  /** Absent only for the acts that are reads (world_look and the like): they land nowhere. */
+  receipt?: Receipt;
 }
 
 export interface PomAnswer {
@@ -156,13 +166,9 @@ export class TesseraClient {
    * signed. If the act needs Proof of Machine, the client asks for a challenge, solves
    * it and sends the act again, once.
    */
-  async act<T = unknown>(
-    act: string,
-    payload: Record<string, unknown> = {},
-    pom?: PomAnswer,
-  ): Promise<{ act: string; result: T; ledger: { first_seq: number; last_seq: number } }> {
+  async act<T = unknown>(act: string, payload: Record<string, unknown> = {}, pom?: PomAnswer): Promise<ActAnswer<T>> {
     const send = (answer?: PomAnswer) =>
-      this.signed<{ act: string; result: T; ledger: { first_seq: number; last_seq: number } }>('POST', '/api/v1/act', {
+      this.signed<ActAnswer<T>>('POST', '/api/v1/act', {
         act,
         challenge_id: answer?.challenge_id ?? null,
         puzzle_solution: answer?.puzzle_solution ?? null,
@@ -184,6 +190,24 @@ export class TesseraClient {
 
   status() {
     return this.get<Record<string, unknown>>('/api/v1/status');
+  }
+
+  /** The receipt of ledger entry `seq` against the newest checkpoint: keep it, check it offline with verifyReceipt. */
+  receipt(seq: number): Promise<Receipt> {
+    return this.get<Receipt>(`/log/receipt/${seq}`);
+  }
+
+  /** The log's verifier key as it serves it; pin it (or compare it with a copy you trust) rather than fetch it each time. */
+  async logKey(): Promise<string> {
+    const response = await this.fetcher(`${this.base_url}/log/key`);
+    // A refusal is thrown as TesseraError, like every other answer's; the key itself is text, not JSON.
+    if (!response.ok) await this.decode(response);
+    return (await response.text()).trim();
+  }
+
+  /** Checks a receipt offline against the log's verifier key (no request is made). */
+  verifyReceipt(receipt: unknown, vkey: string): Promise<ReceiptCheck> {
+    return verifyReceipt(receipt, vkey);
   }
 
   private requireKey(): AgentKey {

@@ -24,6 +24,8 @@ export interface ApplyContext {
    */
   readonly signed_body: string | null;
   emit(event: LedgerEvent): void;
+  /** Records AP the actor just spent; on a ledger that has them, an ap_spent entry follows the act's own (apply.ts). */
+  noteApSpent(amount: number): void;
 }
 
 /**

@@ -1,10 +1,20 @@
 import type { ApplyOutcome, ReadAct } from './act.js';
 import { findAct } from './catalogue.js';
+import { AP_SPENT_LEDGER_REVISION } from './genesis.js';
 import { gateRefusal } from './governance/membership.js';
 import { noteMemberAct } from './governance/electorate.js';
 import { pomRefusal, type PomAnswer } from './pom/gate.js';
 import { invariant } from './invariant.js';
-import { chainEntry, ledgerProof, type ChainedEntry, type LedgerEvent, type Proof } from './ledger.js';
+import {
+  chainEntry,
+  LEDGER_PROOF_BYTES_MAX,
+  ledgerProof,
+  ledgerProofBytes,
+  type ChainedEntry,
+  type LedgerEvent,
+  type Proof,
+} from './ledger.js';
+import { refuse, type Refusal } from './refusals.js';
 import type { SocietyState } from './state.js';
 import type { EpochMs } from './time.js';
 
@@ -37,15 +47,23 @@ export interface Applied {
 export function applyAction(state: SocietyState, action: LoggedAction, at_ms: EpochMs): Applied {
   const definition = findAct(action.act);
   invariant(definition && definition.effect === 'write', `not a write act in the engine: ${action.act}`);
-  const gated = gateRefusal(state, definition, action.actor);
+  const gated = gateRefusal(state, definition, action.actor) ?? oversizedProofRefusal(action.proof);
   if (gated) return { outcome: gated, entries: [] };
   const challenge = definition.gates.pom
     ? pomRefusal(state, definition.name, action.actor, action.pom, at_ms)
     : undefined;
   if (challenge && 'ok' in challenge) return { outcome: challenge, entries: [] };
   const events: LedgerEvent[] = [];
+  let ap_spent = 0;
   const outcome = definition.apply(
-    { state, at_ms, actor: action.actor, signed_body: action.proof?.body ?? null, emit: (event) => events.push(event) },
+    {
+      state,
+      at_ms,
+      actor: action.actor,
+      signed_body: action.proof?.body ?? null,
+      emit: (event) => events.push(event),
+      noteApSpent: (amount) => (ap_spent += amount),
+    },
     action.payload,
   );
   if (outcome.ok && challenge) challenge.used = true;
@@ -57,6 +75,8 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
   invariant(events.length > 0, `${action.act} applied without a ledger entry`);
   // Who has acted decides who counts toward quorum (governance/electorate.ts).
   if (definition.gates.membership && !outcome.answer_as) noteMemberAct(state, action.actor, at_ms);
+  if (ap_spent > 0 && state.ledger_revision >= AP_SPENT_LEDGER_REVISION)
+    events.splice(1, 0, apSpentEvent(action.actor, ap_spent, definition.name, state.ledger_head.seq + 1));
   const proof = action.proof && ledgerProof(action.proof, outcome.proof_form ?? 'body');
   const entries = events.map((event, index) => {
     const entry = chainEntry(state.ledger_head, at_ms, event, index === 0 ? proof : undefined);
@@ -64,6 +84,31 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
     return entry;
   });
   return { outcome, entries };
+}
+
+/** A request too large for its entry to stay under LEDGER_ENTRY_BYTES_MAX, refused before it changes anything. */
+function oversizedProofRefusal(proof: Proof | undefined): Refusal | undefined {
+  if (!proof) return undefined;
+  // A UTF-16 unit takes at most 6 bytes once JSON-escaped (\u0001), so the common short request needs no measuring.
+  const { body, path, nonce, method, signature } = proof;
+  const ceiling = 6 * (body.length + path.length + nonce.length + method.length + signature.length) + 100;
+  if (ceiling <= LEDGER_PROOF_BYTES_MAX) return undefined;
+  const bytes = ledgerProofBytes(proof);
+  if (bytes <= LEDGER_PROOF_BYTES_MAX) return undefined;
+  return refuse(
+    'PAYLOAD_TOO_LARGE',
+    `This request would take ${bytes} bytes on the ledger (its signed body JSON-escaped, with path, nonce and signature); at most ${LEDGER_PROOF_BYTES_MAX}.`,
+    { ledger_bytes: bytes, ledger_bytes_max: LEDGER_PROOF_BYTES_MAX },
+  );
+}
+
+/**
+ * The specification's ap_spent event: what an act cost its actor, right behind the
+ * act's own entry (seq for_seq), which keeps the figure in its data as well. It is a
+ * follow-up of the same signed request, so it carries no proof of its own.
+ */
+function apSpentEvent(actor: string, amount: number, act: string, for_seq: number): LedgerEvent {
+  return { event_type: 'ap_spent', actor, data: { act, amount, for_seq } };
 }
 
 /**

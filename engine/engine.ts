@@ -1,8 +1,10 @@
 import type { ApplyOutcome, ReadAct } from './act.js';
 import { applyAction, performRead, type LoggedAction, type TickRecord } from './apply.js';
-import { GenesisSchema } from './genesis.js';
+import { foundingPayload } from './genesis.js';
 import { dueSystemActions } from './governance/due.js';
 import type { ChainedEntry } from './ledger.js';
+import type { LogTree } from './log/log_tree.js';
+import { openLogTree } from './log/tree_build.js';
 import { refuse, type Refusal } from './refusals.js';
 import { recoverState } from './recover.js';
 import { imageOf, type SocietyState } from './state.js';
@@ -36,6 +38,8 @@ export interface EngineOptions {
    */
   monotonic_ms?: () => number;
   on_tick?: (report: TickReport) => void;
+  /** Progress while the ledger's Merkle tree is built for a store written before it existed. */
+  on_tree_build?: (leaves: number, of_leaves: number) => void;
 }
 
 export interface TickReport {
@@ -79,6 +83,7 @@ export class Engine {
   private constructor(
     private readonly store: EngineStore,
     private current: SocietyState,
+    private readonly tree: LogTree,
     private readonly options: EngineOptions,
   ) {
     this.actions_per_tick_max = options.actions_per_tick_max ?? 1024;
@@ -89,13 +94,14 @@ export class Engine {
 
   /** Loads the latest snapshot and replays the log after it; founds the society if the log is empty. */
   static async open(store: EngineStore, genesis: unknown, options: EngineOptions): Promise<Engine> {
-    const engine = new Engine(store, recoverState(store), options);
+    const state = recoverState(store);
+    const engine = new Engine(store, state, await openLogTree(store, options.on_tree_build), options);
     if (engine.current.tick === 0) {
       // Parsed here too, so the logged genesis always carries every default.
       const founded = await engine.submit({
         act: 'society_found',
         actor: 'system',
-        payload: GenesisSchema.parse(genesis),
+        payload: foundingPayload(genesis),
       });
       if (!founded.ok) throw new Error(`genesis refused: ${founded.code} ${founded.message}`);
     }
@@ -105,6 +111,14 @@ export class Engine {
   /** The live state, for reads between ticks. Callers must not mutate it. */
   get state(): Readonly<SocietyState> {
     return this.current;
+  }
+
+  /**
+   * The ledger's Merkle tree. Its size may include a tick still committing: readers
+   * ask for sizes up to the store's durable head only.
+   */
+  get log_tree(): LogTree {
+    return this.tree;
   }
 
   get queue_depth(): number {
@@ -218,6 +232,7 @@ export class Engine {
     }
     const commit: TickCommit = {
       entries,
+      tree_records: this.tree.append(entries.map((entry) => entry.json)),
       consumed_nonces: batch.flatMap((pending) =>
         pending.submission.consumed_nonce ? [pending.submission.consumed_nonce] : [],
       ),

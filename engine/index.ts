@@ -9,7 +9,7 @@ export { Engine, type EngineOptions, type Submission, type SubmitResult, type Ti
 export type { ActDefinition, ApplyOutcome, ReadAct, SignerRule, WriteAct } from './act.js';
 export { performRead, type LoggedAction, type TickRecord } from './apply.js';
 export { REFUSALS, isRefusal, refuse, type Refusal, type RefusalCode } from './refusals.js';
-export { GenesisSchema, type Genesis } from './genesis.js';
+export { GenesisSchema, LEDGER_REVISION, type Genesis } from './genesis.js';
 
 // The catalogue of acts and what the rules and tools publish from it.
 export { CATALOGUE, findAct } from './catalogue.js';
@@ -49,7 +49,14 @@ export {
   weakKeyRefusal,
 } from './identity.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
-export { LEDGER_RECIPE, type ChainedEntry, type LedgerEntry, type Proof } from './ledger.js';
+export {
+  LEDGER_ENTRY_BYTES_MAX,
+  LEDGER_PROOF_BYTES_MAX,
+  LEDGER_RECIPE,
+  type ChainedEntry,
+  type LedgerEntry,
+  type Proof,
+} from './ledger.js';
 export { StoreIntegrityError, type StoredEntry } from './ledger_integrity.js';
 export { isoAt, type EpochMs } from './time.js';
 export { oneLineText } from './text.js';
@@ -57,6 +64,9 @@ export { ownValue } from './keyed.js';
 
 // Stores, recovery and the store's operations (backups, restore drills).
 export { recoverState, type RecoverOptions } from './recover.js';
+export { LogTree, TILE_HEIGHT, TILE_WIDTH } from './log/log_tree.js';
+export { nativeHasher } from './log/native_hasher.js';
+export { firstWrongTreeLeaf } from './log/tree_build.js';
 export type { ConsumedNonce, EngineStore, TickCommit } from './store/types.js';
 export { DATA_FILE, LmdbStore, NoStoreError, type LmdbStoreOptions } from './store/lmdb_store.js';
 export { MemoryStore, type MemoryStoreOptions } from './store/memory_store.js';
@@ -87,6 +97,7 @@ export {
   type BytesAnswer,
   type LedgerReader,
   type ReadContext,
+  type LogHead,
   type ReadDefinition,
 } from './read.js';
 export { READ_CATALOGUE } from './read_catalogue.js';

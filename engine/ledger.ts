@@ -1,4 +1,5 @@
 import { canonicalJson, sha256Hex } from './canonical.js';
+import { invariant } from './invariant.js';
 import { isoAt, type EpochMs } from './time.js';
 import type { LedgerHead } from './state.js';
 
@@ -38,6 +39,32 @@ export function ledgerProof(proof: Proof, form: ProofForm): LedgerProof {
   return { ...signed, body_sha256: sha256Hex(body) };
 }
 
+/**
+ * The most UTF-8 bytes an entry may take as it is served (ChainedEntry.json, hash
+ * included). The transparency log's entry bundles (C2SP tlog-tiles) prefix every
+ * entry with a 16-bit length, so 65,535 is the hard ceiling; 535 bytes under it leave
+ * room for the envelope to grow a field without the audit of every act's largest
+ * entry (docs/protocol.md) having to be redone at the ceiling itself. An entry over it
+ * is a bug in the limits, never a member's doing: chainEntry refuses to chain it.
+ */
+export const LEDGER_ENTRY_BYTES_MAX = 65_000;
+
+/**
+ * The most UTF-8 bytes a signed request's proof may take in its entry (its canonical
+ * JSON: the signed body escaped a second time, path, nonce and signature). A request
+ * over it is refused PAYLOAD_TOO_LARGE before it is applied. The rest of any entry,
+ * its envelope and the data an act adds (at most about 12 kB: a restore drill's
+ * 2,000-character detail at 6 bytes a control character; a signed act's data repeats
+ * at most a 2,000-character reason, 6 kB), then fits in LEDGER_ENTRY_BYTES_MAX, and so
+ * do the motion changes an enactment repeats: they were inside a filing's proof.
+ */
+export const LEDGER_PROOF_BYTES_MAX = 48_000;
+
+/** The UTF-8 size of a proof as an entry carries it. */
+export function ledgerProofBytes(proof: LedgerProof): number {
+  return Buffer.byteLength(canonicalProof(proof), 'utf8');
+}
+
 export interface LedgerEntry {
   seq: number;
   prev_hash: string;
@@ -67,13 +94,17 @@ export const LEDGER_RECIPE =
   "base64url ed25519 signature by the actor's primary key as registered earlier on this ledger " +
   '(by data.pubkey itself on agent_registered, by the backup key on key_rotated). ' +
   "Every entry that opens an agent's signed request (an act, a vote, a motion, a p0_refusal) carries that request's proof; " +
-  'entries that follow it within the same request (standing_awarded, biome_first_discovery, relic_found for the requester; ' +
+  'entries that follow it within the same request (ap_spent, standing_awarded, biome_first_discovery, relic_found for the requester; ' +
   'resource_received for the recipient named in resource_sent) carry none and share its at. ' +
+  'Where society_founded names data.ledger_revision 1 or more, every act that spends AP is followed at once by ap_spent ' +
+  "{act, amount, for_seq}: the act's name, the AP (equal to its entry's data.ap_spent where it has one) and its entry's seq; " +
+  'without it there are no ap_spent entries. ' +
   "A p0_refusal's proof is in the body_sha256 form, equal to its data.payload_sha256; every other proof carries its body, " +
   "which must request the act that opens that event type, and the data fields that repeat the request (a vote's motion_id and choice, ...) must equal it. " +
   "An agent is never the actor of a system event, nor the system of an agent's. " +
   'Every key an entry brings in (data.pubkey, data.backup_pubkey, data.new_pubkey) must be the canonical base64url of the canonical ' +
   'encoding of a prime-order ed25519 point, and every signature canonical base64url with S < L; a ledger that breaks this is not sound. ' +
+  `Every entry as served (its JSON with its hash, in UTF-8) is at most ${LEDGER_ENTRY_BYTES_MAX} bytes. ` +
   'Entries are never rewritten or deleted.';
 
 export function entryHash(entry: Omit<LedgerEntry, 'hash'> | LedgerEntry): string {
@@ -104,7 +135,14 @@ export function chainEntry(head: LedgerHead, at_ms: EpochMs, event: LedgerEvent,
   };
   const canonical = canonicalEntry(unhashed);
   const hash = sha256Hex(canonical);
-  return { seq: unhashed.seq, hash, json: `${canonical.slice(0, -1)},"hash":"${hash}"}` };
+  const json = `${canonical.slice(0, -1)},"hash":"${hash}"}`;
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: only a long entry is measured.
+  const bytes = json.length * 3 <= LEDGER_ENTRY_BYTES_MAX ? json.length : Buffer.byteLength(json, 'utf8');
+  invariant(
+    bytes <= LEDGER_ENTRY_BYTES_MAX,
+    `ledger entry ${unhashed.seq} (${event.event_type}) would take ${bytes} bytes, over LEDGER_ENTRY_BYTES_MAX (${LEDGER_ENTRY_BYTES_MAX})`,
+  );
+  return { seq: unhashed.seq, hash, json };
 }
 
 const quote = JSON.stringify;

@@ -23,12 +23,20 @@ export interface ChunkSource {
  * ledger, the encoded chunks, and the two facts only the host knows (when it started,
  * how many actions wait in the engine's queue). Views never change any of it.
  */
+/** The transparency log's identity and newest signed size, as the host keeps them (the engine signs nothing). */
+export interface LogHead {
+  readonly origin: string;
+  /** The note verifier key checkpoints are signed with. */
+  readonly verifier_key: string;
+  readonly checkpoint: { readonly size: number; readonly root_hash: string };
+}
+
 export interface ReadContext {
   readonly state: Readonly<SocietyState>;
   readonly at_ms: EpochMs;
   readonly ledger: LedgerReader;
   readonly chunks: ChunkSource;
-  readonly host: { readonly started_at_ms: EpochMs; readonly queue_depth: number };
+  readonly host: { readonly started_at_ms: EpochMs; readonly queue_depth: number; readonly log: LogHead };
 }
 
 /**

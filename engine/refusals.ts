@@ -50,6 +50,7 @@ export const REFUSALS = {
   },
   INVALID_CHANGE: { status: 409, message: 'A change in this motion cannot be applied as written.' },
   UNKNOWN_MOTION: { status: 404, message: 'There is no motion with that id.' },
+  UNKNOWN_ENTRY: { status: 404, message: 'No ledger entry has that seq (yet): the ledger head is lower.' },
   NOT_AUTHOR: { status: 403, message: 'Only the author may do that.' },
   MOTION_CLOSED: { status: 409, message: 'This motion is not open for voting.' },
   MOTION_NOT_DRAFT: { status: 409, message: 'Only a draft can be opened.' },

@@ -39,6 +39,8 @@ export interface SocietyState {
   world_seed: string;
   founder_agent_id: string;
   params: Params;
+  /** Which entries the ledger holds (genesis.ts LEDGER_REVISION), fixed at founding; 0 for a society founded before revisions. */
+  ledger_revision: number;
   /** Time of the last applied action; engine time never goes backwards. */
   clock_ms: EpochMs;
   /** Number of the last tick applied. */
@@ -75,6 +77,7 @@ export function emptyState(): SocietyState {
     world_seed: '',
     founder_agent_id: '',
     params: {} as Params,
+    ledger_revision: 0,
     clock_ms: 0,
     tick: 0,
     ledger_head: { seq: 0, hash: GENESIS_PREV_HASH },
@@ -102,6 +105,8 @@ export interface StateImage {
   world_seed: string;
   founder_agent_id: string;
   params: Params;
+  /** Absent for revision 0, so the images (and state hashes) of societies founded before revisions stay as they were. */
+  ledger_revision?: number;
   clock_ms: number;
   tick: number;
   ledger_head: LedgerHead;
@@ -121,6 +126,7 @@ export function imageOf(state: Readonly<SocietyState>): StateImage {
     world_seed: state.world_seed,
     founder_agent_id: state.founder_agent_id,
     params: state.params,
+    ...(state.ledger_revision ? { ledger_revision: state.ledger_revision } : {}),
     clock_ms: state.clock_ms,
     tick: state.tick,
     ledger_head: state.ledger_head,
@@ -139,6 +145,7 @@ export function stateFromImage(image: StateImage): SocietyState {
   state.world_seed = image.world_seed;
   state.founder_agent_id = image.founder_agent_id;
   state.params = { ...image.params };
+  state.ledger_revision = image.ledger_revision ?? 0;
   state.clock_ms = image.clock_ms;
   state.tick = image.tick;
   state.ledger_head = { ...image.ledger_head };

@@ -134,14 +134,26 @@ describe('tessera-agent verify', () => {
   afterAll(() => new Promise<void>((resolve) => tamper_server.close(() => resolve())));
 
   it('passes against the running server, page by page', async () => {
-    const { stdout } = await run(process.execPath, ['dist/client/cli.js', 'verify', society.url, '--quiet']);
+    const { stdout } = await run(process.execPath, [
+      'dist/client/cli.js',
+      'verify',
+      '--ledger',
+      society.url,
+      '--quiet',
+    ]);
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, entries_checked: entries.length });
     const small_pages = await verifyLedger(society.url, { page_size: 3 });
     expect(small_pages).toMatchObject({ ok: true, entries_checked: entries.length, head: { seq: entries.length } });
   });
 
   it('fails against a tampered copy, naming the first bad seq', async () => {
-    const failure = await run(process.execPath, ['dist/client/cli.js', 'verify', tamper_url, '--quiet']).then(
+    const failure = await run(process.execPath, [
+      'dist/client/cli.js',
+      'verify',
+      '--ledger',
+      tamper_url,
+      '--quiet',
+    ]).then(
       () => undefined,
       (error: { code: number; stdout: string }) => error,
     );

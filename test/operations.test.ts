@@ -36,6 +36,27 @@ describe('backups and restore drills', () => {
     expect(await lastEntry('restore_drill')).toMatchObject({ data: { outcome: 'passed' } });
   });
 
+  it('fails a drill, naming the seq, when a Merkle tree record was edited (the proofs it serves would lie)', async () => {
+    await founder.signed('POST', '/operator/backup', undefined);
+    await join(society, 'tree-victim');
+    const seq = society.store.ledgerHead().seq - 1;
+    const tree = society.store.root.openDB<Uint8Array, number>({
+      name: 'tree',
+      keyEncoding: 'uint32',
+      encoding: 'binary',
+    });
+    const original = Uint8Array.from(tree.get(seq - 1)!);
+    const record = Uint8Array.from(original);
+    record[0]! ^= 1;
+    await tree.put(seq - 1, record);
+    const drill = await founder.signed<any>('POST', '/operator/restore-drill', undefined);
+    expect(drill.outcome).toBe('failed');
+    expect(drill.detail).toContain(`Merkle tree`);
+    expect(drill.detail).toContain(`seq ${seq}`);
+    await tree.put(seq - 1, original);
+    expect((await founder.signed<any>('POST', '/operator/restore-drill', undefined)).outcome).toBe('passed');
+  });
+
   it('fails a drill, naming the first divergent seq, when the log was tampered with', async () => {
     await founder.signed('POST', '/operator/backup', undefined);
     const victim = await join(society, 'victim');

@@ -154,7 +154,12 @@ describe('the packed package, installed into an empty folder outside the clone',
   it('runs both command lines from the installed package: help, ledger verification, a store replay', async () => {
     expect((await runBin(AGENT_BIN, ['--help'])).stdout).toContain(`${AGENT_BIN} mcp [--key FILE] [--url BASE_URL]`);
     expect((await runBin(OPERATOR_BIN, ['--help'])).stdout).toContain(`${OPERATOR_BIN} replay PATH`);
-    expect(JSON.parse((await runBin(AGENT_BIN, ['verify', society.url, '--quiet'])).stdout).ok).toBe(true);
+    expect(
+      JSON.parse(
+        (await runBin(AGENT_BIN, ['verify', society.url, '--quiet', '--state', join(install_dir, 'log-state.json')]))
+          .stdout,
+      ).ok,
+    ).toBe(true);
     // The replay spawns its store probe from the installed build: the child scripts are in the package too.
     const replayed = JSON.parse((await runBin(OPERATOR_BIN, ['replay', society.data_dir])).stdout);
     expect(replayed).toMatchObject({ ok: true, ledger_head: expect.any(String) });

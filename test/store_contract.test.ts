@@ -44,10 +44,15 @@ function entriesAfter(head: LedgerHead, count: number): ChainedEntry[] {
   return entries;
 }
 
+/** The store keeps tree records opaquely: one recognisable record per entry is enough here. */
+function withTreeRecords(entries: ChainedEntry[]): Pick<TickCommit, 'entries' | 'tree_records'> {
+  return { entries, tree_records: entries.map((entry) => new Uint8Array(32).fill(entry.seq % 256)) };
+}
+
 function tickCommit(tick: number, head: LedgerHead, entry_count: number, snapshot?: StateImage): TickCommit {
   return {
     record: { tick, at_ms: AT_MS + tick, actions: [{ act: 'test_act', actor: 'system', payload: { tick } }] },
-    entries: entriesAfter(head, entry_count),
+    ...withTreeRecords(entriesAfter(head, entry_count)),
     consumed_nonces: [{ nonce: `nonce-${tick}`, expires_at_ms: AT_MS + tick * 1000 }],
     ...(snapshot ? { snapshot } : {}),
   };
@@ -83,6 +88,18 @@ describe.each(MEDIA)('the store contract, on $name', ({ open }) => {
     expect([...store.ledgerEntries(2)]).toEqual(first.entries.slice(1).map(({ seq, json }) => ({ seq, json })));
     expect(store.ledgerPage(2, 5)).toEqual(first.entries.slice(1).map((entry) => entry.json));
     expect([...store.spentNonces()]).toEqual(first.consumed_nonces);
+    // Tree records are filed by leaf index, seq - 1, in the tick's transaction.
+    expect(store.treeLeafCount()).toBe(3);
+    expect(Array.from(store.treeRecord(1)!)).toEqual(Array.from(first.tree_records[1]!));
+    expect(store.treeRecord(3)).toBeUndefined();
+  });
+
+  it('appends tree records outside a tick (a tree built for an older store) after those it holds', async () => {
+    const store = open();
+    await store.commitTick(tickCommit(1, store.ledgerHead(), 2));
+    await store.appendTreeRecords(2, [new Uint8Array(64).fill(7)]);
+    expect(store.treeLeafCount()).toBe(3);
+    expect(Array.from(store.treeRecord(2)!)).toEqual(Array.from(new Uint8Array(64).fill(7)));
   });
 
   it('shows a reader no entry of a commit until it is durable, and the ticks after a point in order', async () => {
@@ -101,7 +118,11 @@ describe.each(MEDIA)('the store contract, on $name', ({ open }) => {
 
   it('spends nonces of a tick whose every act was refused without logging a tick or moving the head', async () => {
     const store = open();
-    await store.commitTick({ entries: [], consumed_nonces: [{ nonce: 'refused', expires_at_ms: AT_MS }] });
+    await store.commitTick({
+      entries: [],
+      tree_records: [],
+      consumed_nonces: [{ nonce: 'refused', expires_at_ms: AT_MS }],
+    });
     const spent = [...store.spentNonces()].map(({ nonce }) => nonce);
     expect([store.lastTick(), store.ledgerHead().seq, spent]).toEqual([0, 0, ['refused']]);
   });
@@ -126,13 +147,13 @@ describe.each(MEDIA)('the store contract, on $name', ({ open }) => {
 
   it('prunes only the nonce records whose every nonce has expired', async () => {
     const store = open();
-    await store.commitTick({ entries: [], consumed_nonces: [{ nonce: 'old', expires_at_ms: 1000 }] });
+    await store.commitTick({ entries: [], tree_records: [], consumed_nonces: [{ nonce: 'old', expires_at_ms: 1000 }] });
     const mixed = [
       { nonce: 'old-too', expires_at_ms: 1500 },
       { nonce: 'fresh', expires_at_ms: 5000 },
     ];
-    await store.commitTick({ entries: [], consumed_nonces: mixed });
-    await store.commitTick({ entries: [], consumed_nonces: [{ nonce: 'new', expires_at_ms: 9000 }] });
+    await store.commitTick({ entries: [], tree_records: [], consumed_nonces: mixed });
+    await store.commitTick({ entries: [], tree_records: [], consumed_nonces: [{ nonce: 'new', expires_at_ms: 9000 }] });
     expect(store.pruneSpentNonces(2000)).toBe(1);
     await store.flushed();
     expect([...store.spentNonces()].map((spent) => spent.nonce)).toEqual(['old-too', 'fresh', 'new']);

@@ -28,9 +28,9 @@ const toHex = (hash: Hash): string => Buffer.from(hash).toString('hex');
 /** A tree in the stored-hash layout, in memory: what the store holds, appended the way the engine appends. */
 function storedTree(leaf_hashes: Hash[]): StoredHashReader {
   const stored: Hash[] = [];
-  const read: StoredHashReader = (index) => {
-    const hash = stored[index];
-    if (!hash) throw new Error(`no stored hash at ${index}`);
+  const read: StoredHashReader = (level, n) => {
+    const hash = stored[storedHashIndex(level, n)];
+    if (!hash) throw new Error(`no stored hash at level ${level}, ${n}`);
     return hash;
   };
   leaf_hashes.forEach((leaf, n) => {

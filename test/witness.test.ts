@@ -29,7 +29,7 @@ const ORIGIN = 'log.example.test/tessera';
 class TestLog {
   private readonly stored: Hash[] = [];
   private size = 0;
-  private readonly read = (index: number): Hash => this.stored[index]!;
+  private readonly read = (level: number, n: number): Hash => this.stored[storedHashIndex(level, n)]!;
 
   grow(to_size: number): void {
     for (; this.size < to_size; this.size++) {

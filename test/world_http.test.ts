@@ -238,9 +238,10 @@ describe('giving', () => {
     expect(taker_after.ap).toBe(taker_before.ap);
     expect(giver_after.inventory).toEqual({});
     expect(taker_after.inventory).toEqual({ dirt: 2 });
-    const entries = (await request(url, `/api/v1/ledger?from=${given.ledger.first_seq}&limit=2`)).body.entries;
+    const entries = (await request(url, `/api/v1/ledger?from=${given.ledger.first_seq}&limit=3`)).body.entries;
     expect(entries.map((entry: any) => [entry.event_type, entry.actor])).toEqual([
       ['resource_sent', giver.id],
+      ['ap_spent', giver.id],
       ['resource_received', taker.id],
     ]);
 
@@ -314,9 +315,14 @@ describe('standing', () => {
     const standing_before = (await look(member)).standing;
     const found = await member.client.act<any>('world_dig', { x: site.x, y: site.y, z: null });
     expect(found.result).toMatchObject({ yield: 'relic', z: top - 2 });
-    const entries = (await request(url, `/api/v1/ledger?from=${found.ledger.first_seq}&limit=3`)).body.entries;
-    expect(entries.map((entry: any) => entry.event_type)).toEqual(['terrain_dug', 'relic_found', 'standing_awarded']);
-    expect(entries[2].data).toMatchObject({ points: 40, reason: 'relic_found' });
+    const entries = (await request(url, `/api/v1/ledger?from=${found.ledger.first_seq}&limit=4`)).body.entries;
+    expect(entries.map((entry: any) => entry.event_type)).toEqual([
+      'terrain_dug',
+      'ap_spent',
+      'relic_found',
+      'standing_awarded',
+    ]);
+    expect(entries[3].data).toMatchObject({ points: 40, reason: 'relic_found' });
     expect((await look(member)).standing).toBe(standing_before + 40);
     const again = await refusal(member.client.act('world_dig', { x: site.x, y: site.y, z: top - 2 }));
     expect(again.code).toBe('NOTHING_TO_DIG');

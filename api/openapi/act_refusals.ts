@@ -7,7 +7,6 @@ import { type ActDefinition, type RefusalCode } from '../../engine/index.js';
  */
 export const ROUTE_ONLY_CODES: readonly RefusalCode[] = [
   'VALIDATION_FAILED',
-  'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',

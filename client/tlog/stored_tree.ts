@@ -10,8 +10,13 @@ import type { Hash, Hasher } from './hasher.js';
  * current one are built from O(log n) of these reads.
  */
 
-/** Reads the stored hash at an index of the list (a table lookup, or a recent one held in memory). */
-export type StoredHashReader = (stored_index: number) => Hash;
+/**
+ * Reads the hash of the complete subtree at `level` over leaves [n * 2^level, (n + 1) * 2^level):
+ * one stored hash (a table lookup, or a recent one held in memory). Where it sits in the
+ * list is storedHashIndex(level, n); a store may also file it under the leaf that completed
+ * it, (n + 1) * 2^level - 1, as the level-th hash that leaf's append added.
+ */
+export type StoredHashReader = (level: number, n: number) => Hash;
 
 /** Where the hash of the complete subtree at `level` covering leaves [n * 2^level, (n + 1) * 2^level) is stored. */
 export function storedHashIndex(level: number, n: number): number {
@@ -40,7 +45,7 @@ export function hashesForAppend(hasher: Hasher, n: number, leaf_hash: Hash, read
   const hashes = [leaf_hash];
   let hash = leaf_hash;
   for (let level = 0, m = n; m % 2 === 1; level++, m = Math.floor(m / 2)) {
-    hash = hasher.node(read(storedHashIndex(level, m - 1)), hash);
+    hash = hasher.node(read(level, m - 1), hash);
     hashes.push(hash);
   }
   return hashes;
@@ -58,7 +63,7 @@ export function subtreeHash(hasher: Hasher, lo: number, hi: number, read: Stored
     const level = floorLog2(hi - lo);
     const width = 2 ** level;
     if (lo % width !== 0) throw new Error(`tlog: range [${lo}, ${hi}) is not aligned`);
-    parts.push(read(storedHashIndex(level, lo / width)));
+    parts.push(read(level, lo / width));
     lo += width;
   }
   let hash = parts[parts.length - 1]!;

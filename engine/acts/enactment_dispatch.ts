@@ -1,14 +1,34 @@
 import { z } from 'zod';
 import { defineAct } from '../act.js';
 import { chronicle } from '../governance/governance_state.js';
+import { LEDGER_ENTRY_BYTES_MAX } from '../ledger.js';
 import { asOneLine } from '../text.js';
 
 export const DispatchSchema = z.strictObject({});
 
 /**
- * Founder only: the daily Dispatch. Append-only and one-way (A3); it lists every
- * disclosure queued since the last one ('Nothing new.' if none) and drains the queue
- * in the same commit as its publication.
+ * The most bytes a Dispatch's text may take in its entry (JSON-escaped, UTF-8): the
+ * entry cap less its envelope, the Founder's proof of an empty body and the counts,
+ * with room to spare. Disclosures past it wait for the next Dispatch, in order.
+ */
+export const dispatch_text_bytes_max = LEDGER_ENTRY_BYTES_MAX - 2_000;
+
+/** How many of the lines, joined by \n, fit in max_bytes as JSON text; at least one (a single disclosure is far under it). */
+function linesThatFit(lines: readonly string[], max_bytes: number): number {
+  let bytes = 2; // the quotes around the string
+  for (const [index, line] of lines.entries()) {
+    // A line's escaped size, less its quotes, plus the two bytes of the escaped \n before it.
+    bytes += Buffer.byteLength(JSON.stringify(line), 'utf8') - 2 + (index > 0 ? 2 : 0);
+    if (bytes > max_bytes && index > 0) return index;
+  }
+  return lines.length;
+}
+
+/**
+ * Founder only: the daily Dispatch. Append-only and one-way (A3); it lists the
+ * disclosures queued since the last one ('Nothing new.' if none), as many as its entry
+ * holds (all of them, short of hundreds), and drains them from the queue in the same
+ * commit as its publication.
  */
 export const enactmentDispatch = defineAct({
   name: 'enactment_dispatch',
@@ -22,10 +42,12 @@ export const enactmentDispatch = defineAct({
   apply(ctx) {
     const governance = ctx.state.governance;
     const dispatch_id = governance.dispatches.length + 1;
-    const items = governance.disclosures;
-    const text = items.length === 0 ? 'Nothing new.' : items.map((item) => `- ${asOneLine(item.text)}`).join('\n');
+    const lines = governance.disclosures.map((item) => `- ${asOneLine(item.text)}`);
+    const taken = linesThatFit(lines, dispatch_text_bytes_max);
+    const items = governance.disclosures.slice(0, taken);
+    const text = items.length === 0 ? 'Nothing new.' : lines.slice(0, taken).join('\n');
     governance.dispatches.push({ dispatch_id, at_ms: ctx.at_ms, text, items });
-    governance.disclosures = [];
+    governance.disclosures = governance.disclosures.slice(taken);
     chronicle(governance, ctx.at_ms, 'dispatch', `Dispatch ${dispatch_id} published`);
     ctx.emit({
       event_type: 'dispatch_published',

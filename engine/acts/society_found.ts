@@ -25,6 +25,7 @@ export const societyFound = defineAct({
     state.governance = createGovernance(ctx.at_ms);
     state.founder_agent_id = founder_agent_id;
     state.params = { ...genesis.params };
+    state.ledger_revision = genesis.ledger_revision ?? 0;
     indexAgent(state, {
       agent_id: founder_agent_id,
       handle: 'founder',
@@ -37,7 +38,13 @@ export const societyFound = defineAct({
     ctx.emit({
       event_type: 'society_founded',
       actor: 'system',
-      data: { society_name: genesis.society_name, world_seed: genesis.world_seed, params: genesis.params },
+      data: {
+        society_name: genesis.society_name,
+        world_seed: genesis.world_seed,
+        params: genesis.params,
+        // Named on the ledger so that a verifier knows which entries to expect; absent, as before revisions, for 0.
+        ...(genesis.ledger_revision ? { ledger_revision: genesis.ledger_revision } : {}),
+      },
     });
     ctx.emit({
       event_type: 'agent_registered',

@@ -30,6 +30,11 @@ export const societyStatus = defineRead({
       engine: z.object({ tick: z.int(), queue_depth: z.int(), clock: IsoTime }),
       genesis_period: z.object({ active: z.boolean(), note: z.string() }),
       params: ParamsSchema,
+      transparency_log: z.object({
+        origin: z.string(),
+        verifier_key: z.string(),
+        checkpoint: z.object({ size: z.int(), root_hash: z.string() }),
+      }),
     }),
   },
   view: ({ state, at_ms, ledger, host }) => ({
@@ -45,6 +50,7 @@ export const societyStatus = defineRead({
     engine: { tick: state.tick, queue_depth: host.queue_depth, clock: isoAt(state.clock_ms) },
     genesis_period: { active: state.params.genesis_period, note: GENESIS_NOTE },
     params: state.params,
+    transparency_log: host.log,
   }),
 });
 

@@ -9,6 +9,7 @@ import { stateHash, type SocietyState } from '../state.js';
 import { BACKUP_DATA_FILE, digestMismatch } from './backup_manifest.js';
 import { scanBackups, type Backup, type SkippedBackup } from './backups.js';
 import { LmdbStore } from './lmdb_store.js';
+import { firstWrongTreeLeaf } from '../log/tree_build.js';
 import type { EngineStore } from './types.js';
 
 /**
@@ -34,7 +35,7 @@ export interface DrillResult {
 
 export interface DrillProgress {
   backup_id: string;
-  phase: 'checksum' | 'restore' | 'compare' | 'replay' | 'proofs';
+  phase: 'checksum' | 'restore' | 'compare' | 'replay' | 'proofs' | 'tree';
   done: number;
   total: number;
 }
@@ -182,10 +183,19 @@ async function drillFrom(
         failed: `the live ledger fails the recipe at seq ${unproven.seq}: ${unproven.reason}`,
         first_bad_seq: unproven.seq,
       };
+    const wrong_leaf = await firstWrongTreeLeaf(live, target.ledger_seq, (done) =>
+      on_progress({ backup_id, phase: 'tree', done, total: target.ledger_seq }),
+    );
+    if (wrong_leaf !== undefined)
+      return {
+        failed: `the live Merkle tree is not the one the ledger makes, from the leaf of seq ${wrong_leaf}`,
+        first_bad_seq: wrong_leaf,
+      };
     return {
       passed:
         `restored ${backup_id} (seq ${backup_head}) and replayed the live log to seq ${target.ledger_seq}, ` +
-        `every entry equal to the live one byte for byte and every proof verified; state hash ${restored_hash}; head ${target.ledger_hash}`,
+        `every entry equal to the live one byte for byte, every proof verified and the Merkle tree rebuilt equal; ` +
+        `state hash ${restored_hash}; head ${target.ledger_hash}`,
     };
   } finally {
     await restored.close();

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import type { StateImage } from '../state.js';
+import { MemoryTable } from './memory_table.js';
+import type { Table } from './tables.js';
 import { TableStore } from './table_store.js';
 import type { ConsumedNonce } from './types.js';
 
@@ -57,6 +59,7 @@ export class LmdbStore extends TableStore {
         ledger: root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' }),
         snapshots: root.openDB<StateImage, number>({ name: 'snapshots', keyEncoding: 'uint32' }),
         spent_nonces: root.openDB<ConsumedNonce[], number>({ name: 'spent_nonces', keyEncoding: 'uint32' }),
+        tree: treeTable(root, options),
       },
       options.snapshots_kept,
     );
@@ -73,6 +76,17 @@ export class LmdbStore extends TableStore {
     await this.root.close();
     if (this.scratch_dir) rmSync(this.scratch_dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The tree's database, made on the first writable open. A store written before the
+ * tree existed, opened read-only (a backup checked in place), has none: it reads as
+ * an empty table, and the engine builds the tree when such a store is served.
+ */
+function treeTable(root: RootDatabase, options: LmdbStoreOptions): Table<Uint8Array> {
+  const exists = Array.from(root.getKeys(), String).includes('tree');
+  if (options.read_only && !exists) return new MemoryTable<Uint8Array>();
+  return root.openDB<Uint8Array, number>({ name: 'tree', keyEncoding: 'uint32', encoding: 'binary' });
 }
 
 /** lmdb's open makes the folder and an empty store in it, so existence is checked first. */

@@ -30,6 +30,7 @@ export class MemoryStore extends TableStore {
         ledger: new MemoryTable<string>(),
         snapshots: new MemoryTable<StateImage>(),
         spent_nonces: new MemoryTable<ConsumedNonce[]>(),
+        tree: new MemoryTable<Uint8Array>(),
       },
       options.snapshots_kept,
     );

@@ -37,13 +37,19 @@ export abstract class TableStore implements EngineStore {
   abstract flushed(): Promise<void>;
 
   commitTick(commit: TickCommit): Promise<void> {
-    const { log, ledger, snapshots, spent_nonces } = this.tables;
+    const { log, ledger, snapshots, spent_nonces, tree } = this.tables;
     let last: Promise<boolean> | undefined;
     if (commit.record) {
       last = log.put(commit.record.tick, JSON.stringify(commit.record));
       this.last_logged_tick = commit.record.tick;
     }
-    for (const entry of commit.entries) last = ledger.put(entry.seq, entry.json);
+    if (commit.tree_records.length !== 0 && commit.tree_records.length !== commit.entries.length)
+      throw new Error('a tick commit carries one tree record per entry, or none');
+    commit.entries.forEach((entry, index) => {
+      last = ledger.put(entry.seq, entry.json);
+      const record = commit.tree_records[index];
+      if (record) last = tree.put(entry.seq - 1, record);
+    });
     if (commit.consumed_nonces.length > 0) last = spent_nonces.put(this.next_nonce_record++, commit.consumed_nonces);
     if (commit.snapshot) {
       const { tick } = commit.snapshot;
@@ -109,6 +115,23 @@ export abstract class TableStore implements EngineStore {
     const end = Math.min(from + limit - 1, this.committed_head.seq);
     if (end < from) return [];
     return Array.from(this.tables.ledger.getRange({ start: from, end: end + 1 }), ({ value }) => value);
+  }
+
+  treeLeafCount(): number {
+    const last = first(this.tables.tree.getKeys({ reverse: true, limit: 1 }));
+    return last === undefined ? 0 : last + 1;
+  }
+
+  treeRecord(leaf: number): Uint8Array | undefined {
+    return this.tables.tree.get(leaf);
+  }
+
+  appendTreeRecords(first_leaf: number, records: Uint8Array[]): Promise<void> {
+    let last: Promise<boolean> | undefined;
+    records.forEach((record, index) => {
+      last = this.tables.tree.put(first_leaf + index, record);
+    });
+    return last ? last.then(() => undefined) : Promise.resolve();
   }
 
   /** Records whose nonces have all expired can never matter again; drop them. */

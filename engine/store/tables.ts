@@ -23,13 +23,15 @@ export interface Table<V> {
 }
 
 /**
- * The four tables of every Tessera store: log (tick -> TickRecord as JSON), ledger
- * (seq -> the entry's served JSON), snapshots (tick -> state image) and spent_nonces
- * (commit number -> the nonces that commit spent, with their expiry).
+ * The tables of every Tessera store: log (tick -> TickRecord as JSON), ledger
+ * (seq -> the entry's served JSON), snapshots (tick -> state image), spent_nonces
+ * (commit number -> the nonces that commit spent, with their expiry) and tree (leaf
+ * index, seq - 1 -> the Merkle tree hashes that leaf's append added, engine/log/log_tree.ts).
  */
 export interface StoreTables {
   log: Table<string>;
   ledger: Table<string>;
   snapshots: Table<StateImage>;
   spent_nonces: Table<ConsumedNonce[]>;
+  tree: Table<Uint8Array>;
 }

@@ -13,6 +13,12 @@ export interface TickCommit {
   /** Absent when every action of the tick was refused: only nonces are spent. */
   record?: TickRecord;
   entries: ChainedEntry[];
+  /**
+   * Per entry, in order, the Merkle tree record its leaf added (LogTree.append). The
+   * engine always gives them; none at all writes a ledger as stores did before the tree
+   * (tests of such stores), whose tree is then built on the next open.
+   */
+  tree_records: Uint8Array[];
   consumed_nonces: ConsumedNonce[];
   snapshot?: StateImage;
 }
@@ -39,4 +45,13 @@ export interface EngineStore {
   /** Every stored entry from seq `from` on, in seq order, as stored. */
   ledgerEntries(from: number): Iterable<StoredEntry>;
   ledgerHead(): LedgerHead;
+  /** How many leaves of the ledger's Merkle tree have their records stored. */
+  treeLeafCount(): number;
+  /** The tree hashes leaf n's append added (engine/log/log_tree.ts), if stored. */
+  treeRecord(leaf: number): Uint8Array | undefined;
+  /**
+   * Stores tree records from leaf `first` on outside a tick: a store written before the
+   * tree existed gets it built from its ledger. Resolves once durable.
+   */
+  appendTreeRecords(first: number, records: Uint8Array[]): Promise<void>;
 }

@@ -60,7 +60,9 @@ export function lacksResource(agent: WorldAgent, resource: string, needed: numbe
 }
 
 export function pay(ctx: ApplyContext, agent: WorldAgent, ap: number): void {
-  if (ap > 0) spendAp(agent, ap, ctx.at_ms, ctx.state.params);
+  if (ap <= 0) return;
+  spendAp(agent, ap, ctx.at_ms, ctx.state.params);
+  ctx.noteApSpent(ap);
 }
 
 export function addResource(agent: WorldAgent, resource: string, amount: number): void {

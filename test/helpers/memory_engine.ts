@@ -1,11 +1,19 @@
 import { generateKey, type AgentKey } from '../../client/keys.js';
-import { Engine, findAct, MemoryStore, type ReadAct, type SubmitResult } from '../../engine/index.js';
+import {
+  Engine,
+  findAct,
+  MemoryStore,
+  type EngineOptions,
+  type EngineStore,
+  type ReadAct,
+  type SubmitResult,
+} from '../../engine/index.js';
 
 export const ENGINE_START_MS = Date.parse('2026-11-21T10:00:00Z');
 
-export interface EngineUnderTest {
+export interface EngineUnderTest<S extends EngineStore = MemoryStore> {
   engine: Engine;
-  store: MemoryStore;
+  store: S;
   founder: AgentKey;
   /** The engine's clock: move it with advance. */
   now(): number;
@@ -17,12 +25,19 @@ export interface MemoryEngineOptions {
   genesis?: Record<string, unknown>;
   snapshot_every_ticks?: number;
   actions_per_tick_max?: number;
+  on_tree_build?: EngineOptions['on_tree_build'];
 }
 
-/** The real Engine on a MemoryStore: no disk, no HTTP; a failed commit fails the test. */
-export async function memoryEngine(options: MemoryEngineOptions = {}): Promise<EngineUnderTest> {
+/** The real Engine on a MemoryStore (or the store given): no HTTP; a failed commit fails the test. */
+export async function memoryEngine(options?: MemoryEngineOptions): Promise<EngineUnderTest>;
+export async function memoryEngine<S extends EngineStore>(
+  options: MemoryEngineOptions & { store: S },
+): Promise<EngineUnderTest<S>>;
+export async function memoryEngine(
+  options: MemoryEngineOptions & { store?: EngineStore } = {},
+): Promise<EngineUnderTest<EngineStore>> {
   const founder = options.founder ?? (await generateKey());
-  const store = new MemoryStore();
+  const store = options.store ?? new MemoryStore();
   let now = ENGINE_START_MS;
   const engine = await Engine.open(
     store,
@@ -31,6 +46,7 @@ export async function memoryEngine(options: MemoryEngineOptions = {}): Promise<E
       clock: () => now,
       ...(options.snapshot_every_ticks ? { snapshot_every_ticks: options.snapshot_every_ticks } : {}),
       ...(options.actions_per_tick_max ? { actions_per_tick_max: options.actions_per_tick_max } : {}),
+      ...(options.on_tree_build ? { on_tree_build: options.on_tree_build } : {}),
       on_fatal: (error) => {
         throw error;
       },

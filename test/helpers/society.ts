@@ -36,6 +36,7 @@ export function testConfig(data_dir: string, overrides: Partial<Config> = {}): C
     body_limit_bytes: 64 * 1024,
     snapshot_every_ticks: 5000,
     chunk_workers: 1,
+    witnesses: [],
     ...overrides,
   };
 }

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { parseOrThrow } from '../parse.js';
+import { RefusalError } from '../refusal_error.js';
+import type { Routes } from '../routes.js';
+import type { TransparencyLog } from './transparency_log.js';
+
+export const ReceiptParams = z.object({
+  seq: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+});
+
+/**
+ * The log's signed head, its verifier key, and receipts for any entry. Receipts use the
+ * newest checkpoint the log signed, so a receipt never waits for a witness.
+ */
+export function mountCheckpointRoutes(router: Routes, log: TransparencyLog): void {
+  router.get('/log/checkpoint', (ctx) => {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = log.servedCheckpoint().note;
+  });
+
+  router.get('/log/key', (ctx) => {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = `${log.checkpoints.vkey}\n`;
+  });
+
+  router.get('/log/receipt/:seq', (ctx) => {
+    const { seq } = parseOrThrow(ReceiptParams, ctx.params, ['path']);
+    const receipt = log.receipt(seq);
+    if (!receipt) {
+      const size = log.checkpoints.latest().size;
+      throw RefusalError.of(
+        'UNKNOWN_ENTRY',
+        `No ledger entry has seq ${seq} yet: the newest checkpoint covers 1 to ${size}.`,
+      );
+    }
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = receipt;
+  });
+}

@@ -1,0 +1,111 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { parseTilePath } from '../../client/tlog/tile_path.js';
+import { IMMUTABLE, routeArgsParser } from '../read_mount.js';
+import { RefusalError, ValidationError } from '../refusal_error.js';
+import type { Routes } from '../routes.js';
+import { LogTiles, type LogView } from './log_tiles.js';
+
+/** The log's routes live under this prefix: the tlog-tiles <prefix> is `<public url>/log`. */
+export const LOG_PREFIX = '/log';
+/** A partial tile is the edge of a growing tree: a client should look again soon for the wider one. */
+export const PARTIAL_TILE_CACHE = 'public, max-age=1';
+
+export const InclusionQuery = z.object({
+  index: z.int().min(0).describe('The leaf index: ledger seq - 1'),
+  size: z.int().min(1).describe('The tree size the proof leads to (at most the committed size)'),
+});
+export const ConsistencyQuery = z.object({
+  old: z.int().min(0).describe('The smaller tree size'),
+  new: z.int().min(0).describe('The larger tree size (at most the committed size)'),
+});
+
+const base64 = (hash: Uint8Array) => Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('base64');
+
+/**
+ * GET /log/tile/... (C2SP tlog-tiles: hash tiles and entry bundles) and the two proof
+ * routes. Everything they show stops at the committed tree size; a tile or proof past it
+ * does not exist yet.
+ */
+export function mountLogRoutes(router: Routes, log: LogView): void {
+  const tiles = new LogTiles(log);
+  router.get(`${LOG_PREFIX}/tile/*`, (ctx) => serveTile(ctx, tiles));
+
+  const inclusionArgs = routeArgsParser(InclusionQuery, `${LOG_PREFIX}/proof/inclusion`);
+  router.get(`${LOG_PREFIX}/proof/inclusion`, (ctx) => {
+    const { index, size } = inclusionArgs(ctx) as z.output<typeof InclusionQuery>;
+    atMostCommitted(log, 'size', size);
+    if (index >= size) throw outOfRange('index', index, 'less_than', size, `must be below size (${size})`);
+    const tree = log.tree();
+    immutableJson(ctx, {
+      leaf_index: index,
+      tree_size: size,
+      root_hash: base64(tree.root(size)),
+      inclusion_proof: tree.inclusionProof(index, size).map(base64),
+    });
+  });
+
+  const consistencyArgs = routeArgsParser(ConsistencyQuery, `${LOG_PREFIX}/proof/consistency`);
+  router.get(`${LOG_PREFIX}/proof/consistency`, (ctx) => {
+    const { old: old_size, new: new_size } = consistencyArgs(ctx) as z.output<typeof ConsistencyQuery>;
+    atMostCommitted(log, 'new', new_size);
+    if (old_size > new_size)
+      throw outOfRange('old', old_size, 'less_than_equal', new_size, `must be at most new (${new_size})`);
+    immutableJson(ctx, {
+      old_size,
+      new_size,
+      consistency_proof: log.tree().consistencyProof(old_size, new_size).map(base64),
+    });
+  });
+}
+
+function serveTile(ctx: Context, tiles: LogTiles): void {
+  const path = ctx.path.slice(LOG_PREFIX.length + 1);
+  const tile = parseTilePath(path);
+  // 404, not 422, for a malformed path too: to a tlog-tiles client a tile is there or it is not.
+  const served = tile && tiles.get(tile, path);
+  if (!served) throw RefusalError.of('NOT_FOUND', `There is no tile at ${ctx.path} in the log as committed.`);
+  ctx.status = 200;
+  ctx.set('ETag', served.etag);
+  ctx.set('Cache-Control', served.full ? IMMUTABLE : PARTIAL_TILE_CACHE);
+  ctx.type = 'application/octet-stream';
+  if (holdsEtag(ctx.get('If-None-Match'), served.etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.body = served.bytes;
+}
+
+/**
+ * Does If-None-Match name this ETag (RFC 9110 section 13.1.2: a list, `*`, weak comparison)?
+ * Not Koa's ctx.fresh: it answers stale to any request with Cache-Control: no-cache, which
+ * fetch() adds to every conditional request, so no fetch-based tlog client would ever get a 304.
+ */
+export function holdsEtag(if_none_match: string, etag: string): boolean {
+  if (if_none_match === '') return false;
+  if (if_none_match.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return if_none_match.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
+
+/** A proof for given sizes is the same forever (the log only grows): cached like a full tile. */
+function immutableJson(ctx: Context, body: object): void {
+  ctx.set('Cache-Control', IMMUTABLE);
+  ctx.body = body;
+}
+
+function atMostCommitted(log: LogView, name: string, size: number): void {
+  const committed = log.size();
+  if (size > committed)
+    throw outOfRange(
+      name,
+      size,
+      'less_than_equal',
+      committed,
+      `must be at most the log's committed size (${committed})`,
+    );
+}
+
+function outOfRange(name: string, input: number, type: string, limit: number, msg: string): ValidationError {
+  return new ValidationError([{ loc: ['query', name], msg, type, input, ctx: { limit } }]);
+}

@@ -1,0 +1,65 @@
+import { toBase64 } from '../../client/tlog/base64.js';
+import type { LogHead, LogTree } from '../../engine/index.js';
+import type { Checkpoints, SignedCheckpoint } from './checkpoints.js';
+
+/**
+ * What an act's answer carries so that its author can prove, to anyone and offline,
+ * that the act is on the log: the entry's exact bytes, its leaf index, a checkpoint
+ * signed by the log that covers it, and the inclusion proof into that checkpoint.
+ */
+export interface Receipt {
+  leaf_index: number;
+  entry: string;
+  checkpoint: string;
+  inclusion_proof: string[];
+}
+
+/** Cosignatures gathered from witnesses for some checkpoint (witnessing.ts). */
+export interface CosignedCheckpoints {
+  /** The newest checkpoint the witnesses cosigned, its note carrying their lines. */
+  cosigned(): SignedCheckpoint | undefined;
+}
+
+/**
+ * The ledger as a transparency log, for the HTTP layer: the engine's Merkle tree, the
+ * log's checkpoints, and the witnesses' cosignatures when witnesses are configured.
+ */
+export class TransparencyLog {
+  constructor(
+    readonly tree: LogTree,
+    readonly checkpoints: Checkpoints,
+    private readonly entryJson: (seq: number) => string | undefined,
+    readonly witnessed?: CosignedCheckpoints,
+  ) {}
+
+  /**
+   * The checkpoint readers are shown: the newest one witnesses cosigned, with their
+   * lines, when there are witnesses and they have cosigned one; else the log's newest.
+   */
+  servedCheckpoint(): SignedCheckpoint {
+    return this.witnessed?.cosigned() ?? this.checkpoints.latest();
+  }
+
+  /** The log's identity and newest signed size, for the status read. */
+  head(): LogHead {
+    const checkpoint = this.checkpoints.latest();
+    return {
+      origin: this.checkpoints.origin,
+      verifier_key: this.checkpoints.vkey,
+      checkpoint: { size: checkpoint.size, root_hash: toBase64(checkpoint.root) },
+    };
+  }
+
+  /** The receipt of entry seq against the newest checkpoint; undefined if that entry is not durable yet. */
+  receipt(seq: number, entry = this.entryJson(seq)): Receipt | undefined {
+    const leaf_index = seq - 1;
+    const checkpoint = this.checkpoints.covering(leaf_index);
+    if (!checkpoint || entry === undefined) return undefined;
+    return {
+      leaf_index,
+      entry,
+      checkpoint: checkpoint.note,
+      inclusion_proof: this.tree.inclusionProof(leaf_index, checkpoint.size).map(toBase64),
+    };
+  }
+}
