@@ -1,6 +1,9 @@
 import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import * as ed from '@noble/ed25519';
 import { describe, expect, it } from 'vitest';
+import { nobleHasher } from '../client/tlog/hasher.js';
+import { CompactRange } from '../client/tlog/merkle.js';
 import { fromBase64, toBase64 } from '../client/tlog/base64.js';
 import { formatCheckpoint, parseCheckpoint } from '../client/tlog/checkpoint.js';
 import { cosignatureTimestamp, cosigner, SIGNATURE_TYPE_COSIGNATURE_V1 } from '../client/tlog/cosignature.js';
@@ -308,6 +311,33 @@ describe('cosignature/v1', () => {
   });
 });
 
+describe('the worked example of docs/transparency.md', () => {
+  it('is what the code makes, byte for byte, and verifies', async () => {
+    const key = async (name: string, type: 1 | 4, fill: number) => {
+      const seed = new Uint8Array(32).fill(fill);
+      const public_key = await ed.getPublicKeyAsync(seed);
+      return { name, type, seed, public_key, key_id: keyId(name, type, public_key) };
+    };
+    const log = await key('tessera.example/log', 1, 1);
+    const witness = await key('witness.example/w1', 4, 2);
+    expect(formatVerifierKey(log)).toBe('tessera.example/log+75647dd0+AYqI4910CfGV/VLbLTy6XXLKZwm/HZQSG/N0iAG0D29c');
+    expect(formatVerifierKey(witness)).toBe('witness.example/w1+df1c0a35+BIE5dw6ofRdfVqNUZsNMfszLjYqRtO43ol32D1uPybOU');
+    const range = new CompactRange(nobleHasher);
+    for (const entry of ['entry 0', 'entry 1', 'entry 2'])
+      range.append(nobleHasher.leaf(new TextEncoder().encode(entry)));
+    const text = formatCheckpoint({ origin: log.name, size: 3, root_hash: range.root(), extensions: [] });
+    const note = await signNote(text, [noteSigner(log), noteSigner(witness, () => 1763900000)]);
+    const docs = readFileSync(new URL('../docs/transparency.md', import.meta.url), 'utf8');
+    const shown = note
+      .split('\n')
+      .map((line) => (line ? `    ${line}` : ''))
+      .join('\n');
+    expect(docs).toContain(shown.trimEnd());
+    const opened = await openNote(note, [noteVerifier(log), noteVerifier(witness)]);
+    expect(opened.verified).toHaveLength(2);
+  });
+});
+
 describe('add-checkpoint request bodies', () => {
   it('parses the C2SP tlog-witness example and formats it back', () => {
     const request = parseAddCheckpoint(vectors.c2sp.add_checkpoint_body);
@@ -338,6 +368,16 @@ describe('add-checkpoint request bodies', () => {
       `old 0\n${hash.repeat(MAX_PROOF_LINES + 1)}\n${note}`,
     ])
       expect(() => parseAddCheckpoint(body), JSON.stringify(body)).toThrow();
+  });
+});
+
+describe('client/tlog', () => {
+  it('uses no Node-only API: verifiers run in any JavaScript runtime', () => {
+    const folder = new URL('../client/tlog/', import.meta.url);
+    for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts'))) {
+      const code = readFileSync(new URL(file, folder), 'utf8').replace(/^\s*(\/\/|\*|\/\*).*$/gm, '');
+      expect(code, file).not.toMatch(/from 'node:|require\(|\bBuffer\b|\bprocess\./);
+    }
   });
 });
 
