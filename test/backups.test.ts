@@ -192,17 +192,13 @@ describe('restore drills that cannot pass on a lie', () => {
 
   it('fail at the first entry whose signature the history cannot carry, when the log, the ledger and so the backup were rewritten together', async () => {
     const { data_dir, store_dir } = await stoppedSociety(['alpha', 'beta']);
-    // The attacker rewrites the logged registration and every stored hash after it: the log regenerates the
-    // edited ledger exactly, start-up (hashes, chain, replay) finds nothing, and the backup copies the lie.
-    const root = open({ path: store_dir, maxDbs: 8 });
-    const log = root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
-    for (const { key, value } of Array.from(log.getRange()))
-      if (value.includes('"handle":"alpha"'))
-        log.putSync(key, value.replace('"handle":"alpha"', '"handle":"impostor"'));
-    const ledger = root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
-    const victim_seq = Array.from(ledger.getRange()).find(({ value }) => value.includes('"handle":"alpha"'))!.key;
-    await root.close();
-    tamperLedger(store_dir, victim_seq, (data) => (data.handle = 'impostor'), 'rechain');
+    // Start-up (hashes, chain, replay) finds nothing, and the backup copies the lie.
+    const victim_seq = await rewriteRegistration(store_dir, 'alpha', 'impostor');
+    // The Merkle tree would give the rewrite away at start-up (its last leaf is not the last entry's hash; see the
+    // next test): this attacker drops it too, and start-up builds a new one from the rewritten ledger.
+    const rewritten = open({ path: store_dir, maxDbs: 8 });
+    await rewritten.openDB({ name: 'tree', keyEncoding: 'uint32', encoding: 'binary' }).drop();
+    await rewritten.close();
 
     const society = await startTestSociety({ data_dir });
     societies.push(society);
@@ -212,4 +208,27 @@ describe('restore drills that cannot pass on a lie', () => {
     expect(result).toMatchObject({ outcome: 'failed', first_bad_seq: victim_seq });
     expect(result.detail).toContain('data.handle differs from the signed body');
   });
+
+  it('are not even reached when the log and the ledger are rewritten under the Merkle tree: start-up refuses', async () => {
+    const { data_dir, store_dir } = await stoppedSociety(['alpha', 'beta']);
+    const victim_seq = await rewriteRegistration(store_dir, 'alpha', 'impostor');
+    await expect(startTestSociety({ data_dir })).rejects.toThrow(/Merkle tree leaf of this entry is not its hash/);
+  });
 });
+
+/**
+ * The attacker rewrites a logged registration's handle and every stored hash after it: the
+ * log regenerates the edited ledger exactly. Returns the seq of the rewritten entry.
+ */
+async function rewriteRegistration(store_dir: string, handle: string, impostor: string): Promise<number> {
+  const root = open({ path: store_dir, maxDbs: 8 });
+  const log = root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
+  for (const { key, value } of Array.from(log.getRange()))
+    if (value.includes(`"handle":"${handle}"`))
+      log.putSync(key, value.replace(`"handle":"${handle}"`, `"handle":"${impostor}"`));
+  const ledger = root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
+  const victim_seq = Array.from(ledger.getRange()).find(({ value }) => value.includes(`"handle":"${handle}"`))!.key;
+  await root.close();
+  tamperLedger(store_dir, victim_seq, (data) => (data.handle = impostor), 'rechain');
+  return victim_seq;
+}
