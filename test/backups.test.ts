@@ -211,7 +211,7 @@ describe('restore drills that cannot pass on a lie', () => {
 
   it('are not even reached when the log and the ledger are rewritten under the Merkle tree: start-up refuses', async () => {
     const { data_dir, store_dir } = await stoppedSociety(['alpha', 'beta']);
-    const victim_seq = await rewriteRegistration(store_dir, 'alpha', 'impostor');
+    await rewriteRegistration(store_dir, 'alpha', 'impostor');
     await expect(startTestSociety({ data_dir })).rejects.toThrow(/Merkle tree leaf of this entry is not its hash/);
   });
 });
