@@ -4,6 +4,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateKey, type AgentKey } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
 import { verifyLedger } from '../client/verify.js';
+import { fromBase64 } from '../client/tlog/base64.js';
+import { nobleHasher } from '../client/tlog/hasher.js';
+import { verifyConsistency } from '../client/tlog/merkle.js';
+import { verifyReceipt, type Receipt } from '../client/tlog/receipt.js';
+import { verifyLog } from '../client/tlog/verify_log.js';
 import { recoverState } from '../engine/recover.js';
 import { stateHash } from '../engine/state.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
@@ -17,6 +22,7 @@ interface Acknowledged {
   agent_id: string;
   backup_pubkey: string;
   seq: number;
+  receipt: Receipt;
 }
 
 /** Each agent keeps replacing its backup key until the connection dies, recording what was answered 2xx. */
@@ -32,6 +38,7 @@ async function load(url: string, agents: AgentKey[], acknowledged: Acknowledged[
             agent_id: key.agent_id,
             backup_pubkey: backup.public_key,
             seq: (answer as { ledger: { first_seq: number } }).ledger.first_seq,
+            receipt: (answer as { receipt: Receipt }).receipt,
           });
         } catch {
           return; // the server was killed
@@ -77,6 +84,35 @@ describe('crash safety', () => {
     }
     const report = await verifyLedger(server.url);
     expect(report.ok).toBe(true);
+
+    // The Merkle tree, appended in the same commits, came through the kills whole: the tiles fold to the signed
+    // root, every receipt handed out still checks, and the log now extends each receipt's checkpoint.
+    const vkey = (await (await fetch(`${server.url}/log/key`)).text()).trim();
+    const log_report = await verifyLog(server.url, { vkey });
+    expect(log_report.failed).toBeUndefined();
+    const sizes_proven = new Set<number>();
+    for (const act of acknowledged) {
+      const checked = await verifyReceipt(act.receipt, vkey);
+      if (!checked.ok) throw new Error(`receipt of seq ${act.seq}: ${checked.reason}`);
+      const { size, root: root_hash } = checked.checkpoint;
+      if (sizes_proven.has(size)) continue;
+      sizes_proven.add(size);
+      const proof = (await (
+        await fetch(`${server.url}/log/proof/consistency?old=${size}&new=${log_report.checkpoint!.size}`)
+      ).json()) as { consistency_proof: string[] };
+      const final_root = fromBase64(log_report.checkpoint!.root_hash);
+      expect(
+        verifyConsistency(
+          nobleHasher,
+          size,
+          log_report.checkpoint!.size,
+          root_hash,
+          final_root,
+          proof.consistency_proof.map(fromBase64),
+        ),
+        `the log extends the checkpoint of size ${size}`,
+      ).toBe(true);
+    }
     await server.kill('SIGTERM');
 
     // The recovered state equals a replay of the log alone.
