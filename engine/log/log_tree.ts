@@ -7,7 +7,7 @@ import {
   treeHash,
   type StoredHashReader,
 } from '../../client/tlog/stored_tree.js';
-import { invariant } from '../invariant.js';
+import { InvariantError } from '../invariant.js';
 import { nativeHasher } from './native_hasher.js';
 
 /** The part of the store that keeps the tree: per leaf, the hashes its append added (32 bytes each). */
@@ -119,7 +119,9 @@ export class LogTree {
 
   private nodeHash(level: number, n: number): Hash {
     const stored_index = storedHashIndex(level, n);
-    invariant(stored_index < this.stored_count, `tree hash ${level}/${n} read before it was appended`);
+    // The checks build their message only when they fail: this is every proof's inner loop.
+    if (stored_index >= this.stored_count)
+      throw new InvariantError(`tree hash ${level}/${n} read before it was appended`);
     if (stored_index >= this.ring_from) {
       const at = (stored_index % RECENT_HASHES) * HASH_BYTES;
       return this.ring.slice(at, at + HASH_BYTES);
@@ -127,7 +129,8 @@ export class LogTree {
     // Filed under the leaf that completed the subtree, as the level-th hash its append added.
     const leaf = (n + 1) * 2 ** level - 1;
     const record = this.records.treeRecord(leaf);
-    invariant(record !== undefined && record.length >= (level + 1) * HASH_BYTES, `tree record of leaf ${leaf} missing`);
+    if (record === undefined || record.length < (level + 1) * HASH_BYTES)
+      throw new InvariantError(`tree record of leaf ${leaf} missing`);
     return record.subarray(level * HASH_BYTES, (level + 1) * HASH_BYTES);
   }
 }
