@@ -61,6 +61,15 @@ export function agentRules(params: Params) {
       bulletin_posts_per_day_max: params.bulletin_posts_per_day_max,
     },
     ledger_recipe: LEDGER_RECIPE,
+    transparency_log: {
+      receipts:
+        'every write answers with ledger {first_seq, last_seq} and receipt {leaf_index, entry, checkpoint, inclusion_proof}: ' +
+        'SHA-256(0x00 || entry) at leaf_index leads by the RFC 6962 proof to the root of the checkpoint, a C2SP signed note ' +
+        'signed by the key at GET /log/key; it checks offline (tessera-agent verify-receipt)',
+      checkpoint: 'GET /log/checkpoint (C2SP tlog-checkpoint, with witness cosignatures when configured)',
+      tiles: 'GET /log/tile/<L>/<N>[.p/<W>] and /log/tile/entries/<N>[.p/<W>] (C2SP tlog-tiles)',
+      proofs: 'GET /log/proof/inclusion?index&size, GET /log/proof/consistency?old&new, GET /log/receipt/<seq>',
+    },
     acts,
     read_tools,
   };

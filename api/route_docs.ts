@@ -171,6 +171,7 @@ const AgentRules = z.looseObject({
   }),
   limits: z.record(z.string(), z.union([z.string(), z.int()])),
   ledger_recipe: z.record(z.string(), z.unknown()),
+  transparency_log: z.record(z.string(), z.string()).describe('Receipts, checkpoints, tiles and proofs: where and how'),
   acts: z.array(
     z.looseObject({
       name: z.string(),

@@ -43,5 +43,8 @@ export function instructionsFor(tools: readonly Tool[], service_url?: string): s
   const rules = at('/.well-known/agent-rules.json');
   lines.push(`Rules: ${rules} (signing, gates, limits, every act); ${at('/for-agents')}.`);
   lines.push('A refusal is a tool result with isError and {error, message, http_status, hint?, ...details}.');
+  lines.push(
+    'Every act that writes answers with a receipt: keep it to prove, to anyone and offline, that your act is on the log.',
+  );
   return lines.join('\n');
 }
