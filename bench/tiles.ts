@@ -30,5 +30,6 @@ if (process.env.LOAD_PROFILE) {
     .filter((name) => name.endsWith('.cpuprofile'))
     .map((name) => join(dir, name))
     .sort((a, b) => statSync(b).size - statSync(a).size);
-  if (largest) console.log(`profile of the server's main thread, ${largest}:\n${formatShares(profileShares(largest, 40))}`);
+  if (largest)
+    console.log(`profile of the server's main thread, ${largest}:\n${formatShares(profileShares(largest, 40))}`);
 }
