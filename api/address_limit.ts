@@ -1,6 +1,6 @@
 import { clientAddressKey } from './client_address.js';
 import { RefusalError } from './refusal_error.js';
-import { TokenBuckets, type BucketRate } from './token_buckets.js';
+import { TokenBuckets, type BucketRate, type Taken } from './token_buckets.js';
 
 /**
  * A limit per client address (an IPv6 client counts as its /64): past the burst,
@@ -20,8 +20,13 @@ export class AddressLimit {
 
   /** Takes one of this address's tokens, or throws the refusal. */
   check(ip: string): void {
-    const taken = this.buckets.take(clientAddressKey(ip));
+    const taken = this.take(ip);
     if (!taken.granted)
       throw RefusalError.of('RATE_LIMITED', this.refusal_message, { retry_after_seconds: taken.retry_after_seconds });
+  }
+
+  /** Takes one of this address's tokens if there is one; a refusal spends nothing. */
+  take(ip: string): Taken {
+    return this.buckets.take(clientAddressKey(ip));
   }
 }

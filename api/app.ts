@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import compose from 'koa-compose';
 import { koaBody } from 'koa-body';
@@ -19,10 +20,12 @@ import { mountPageRoutes } from './pages/page_routes.js';
 import { mountMachineRoutes } from './pages/machine_routes.js';
 import { mountMcpEndpoint } from './mcp_endpoint.js';
 import { mountLogRoutes } from './log/log_routes.js';
+import { LogTiles } from './log/log_tiles.js';
+import { tileFastPath, type TileFastPath } from './log/tile_fast_path.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
-import { readLimiter, securityHeaders, type NonceLimits, type ReadLimits } from './read_limiter.js';
+import { readLimit, readLimiter, securityHeaders, type NonceLimits, type ReadLimits } from './read_limiter.js';
 import { registrationLimiter, type RegistrationLimits } from './registration_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
@@ -54,8 +57,17 @@ export interface AppDeps {
   log: (line: Record<string, unknown>) => void;
 }
 
-/** The app, with the routes it serves listed (for the tests that try every one). */
-export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['listing']> } {
+export interface TesseraApp extends Koa {
+  /** Every route, as its router lists them (for the tests that try every one). */
+  routes: ReturnType<Routes['listing']>;
+  /** What the server listens with: the log's tile fast path, then Koa for everything it does not answer. */
+  listener: RequestListener;
+  /** The listener's two paths, for the tests that hold them equal: the fast path alone, and Koa alone. */
+  paths: { fast: TileFastPath; general: RequestListener };
+}
+
+/** The app: its Koa stack, the routes it serves, and the listener with the tile fast path in front. */
+export function createApp(deps: AppDeps): TesseraApp {
   const app = new Koa();
   app.proxy = false;
   // Cookies are signed with the configured (or generated) secret: Koa's keygrip checks them.
@@ -92,7 +104,8 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   const page_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read: contextOf });
   mountMcpEndpoint(router, contextOf);
-  mountLogRoutes(router, { tree: () => deps.engine.log_tree, size: () => ledger.head().seq, ledger });
+  const tiles = new LogTiles({ tree: () => deps.engine.log_tree, size: () => ledger.head().seq, ledger });
+  mountLogRoutes(router, tiles);
   mountOperatorRoutes(router, { operations: deps.operations, authenticator, engine: deps.engine });
   router.get('/metrics', async (ctx) => {
     ctx.type = deps.metrics.registry.contentType;
@@ -104,8 +117,20 @@ export function createApp(deps: AppDeps): Koa & { routes: ReturnType<Routes['lis
   app.use(deps.metrics.middleware());
   app.use(securityHeaders());
   app.use(errorsMiddleware(deps.report));
-  app.use(readLimiter(deps.read_limits, deps.clock));
+  const read_limit = readLimit(deps.read_limits, deps.clock);
+  app.use(readLimiter(read_limit));
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.
   app.use(router.middleware());
-  return Object.assign(app, { routes: router.listing() });
+  // app.proxy is false: Koa's ctx.ip is the socket's address, and so is the fast path's.
+  const fast = tileFastPath({
+    tiles,
+    read_limit,
+    metrics: deps.metrics,
+    client_ip: (req) => req.socket.remoteAddress || '',
+  });
+  const general = app.callback();
+  const listener: RequestListener = (req, res) => {
+    if (!fast(req, res)) void general(req, res);
+  };
+  return Object.assign(app, { routes: router.listing(), listener, paths: { fast, general } });
 }

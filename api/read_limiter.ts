@@ -16,21 +16,33 @@ export interface NonceLimits {
 }
 
 /**
- * A token bucket per client address for public reads (GET and HEAD, and POST /mcp, whose
- * read tools answer in-process); /healthz and /api/v1/nonce are exempt here (the nonce
- * route has its own limit, nonceLimit).
- * Past the burst, 429 RATE_LIMITED with Retry-After. Signed writes have their own limits
- * in the engine.
+ * A token bucket per client address for public reads: one per app, shared by every path
+ * that answers reads (the Koa middleware below and the log's tile fast path), so a client
+ * gets no more reads by mixing them. Past the burst, 429 RATE_LIMITED with Retry-After.
+ * Signed writes have their own limits in the engine.
  */
-export function readLimiter(limits: ReadLimits, clock: () => number): Middleware {
-  const limit = new AddressLimit(
+export function readLimit(limits: ReadLimits, clock: () => number): AddressLimit {
+  return new AddressLimit(
     { tokens_per_second: limits.reads_per_second, burst: limits.burst_reads },
     `At most ${limits.reads_per_second} reads a second per client (bursts of ${limits.burst_reads}).`,
     clock,
   );
+}
+
+/**
+ * Which requests spend a read: GET and HEAD, and POST /mcp (whose read tools answer
+ * in-process); /healthz and /api/v1/nonce are exempt (the nonce route has its own limit,
+ * nonceLimit).
+ */
+export function isLimitedRead(method: string, path: string): boolean {
+  const read = method === 'GET' || method === 'HEAD' || (method === 'POST' && path === '/mcp');
+  return read && path !== '/healthz' && path !== '/api/v1/nonce';
+}
+
+/** The read limit for every request through Koa. */
+export function readLimiter(limit: AddressLimit): Middleware {
   return async (ctx, next) => {
-    const read = ctx.method === 'GET' || ctx.method === 'HEAD' || (ctx.method === 'POST' && ctx.path === '/mcp');
-    if (!read || ctx.path === '/healthz' || ctx.path === '/api/v1/nonce') return next();
+    if (!isLimitedRead(ctx.method, ctx.path)) return next();
     limit.check(ctx.ip);
     await next();
   };
@@ -53,13 +65,24 @@ export function nonceLimit(limits: NonceLimits, clock: () => number): AddressLim
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
+const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+});
+const HTML_SECURITY_HEADERS = Object.freeze({
+  ...SECURITY_HEADERS,
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+});
+
+/** The headers every answer carries, given its Content-Type: an HTML page adds its policy. Shared, never copied. */
+export function securityHeadersFor(content_type: string): Readonly<Record<string, string>> {
+  // A prefix test, not a media-type parse: this runs on every answer.
+  return content_type.startsWith('text/html') ? HTML_SECURITY_HEADERS : SECURITY_HEADERS;
+}
+
 export function securityHeaders(): Middleware {
   return async (ctx, next) => {
     await next();
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    // A prefix test, not a media-type parse: this runs on every answer.
-    if (String(ctx.response.get('Content-Type')).startsWith('text/html'))
-      ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    ctx.set(securityHeadersFor(String(ctx.response.get('Content-Type'))));
   };
 }

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Engine, LmdbStore } from '../engine/index.js';
-import { createApp } from './app.js';
+import { createApp, type TesseraApp } from './app.js';
 import type { Config } from './config.js';
 import { prepareGenesis, type FounderSetup } from './founder.js';
 import { NonceBook } from './nonces.js';
@@ -28,6 +28,8 @@ export interface RunningSociety {
   nonces: NonceBook;
   /** Every route the app serves (method, pattern), as its router lists them. */
   routes: { method: string; pattern: string; raw_body: boolean }[];
+  /** The app's two request paths (TesseraApp.paths), for the tests that hold them equal. */
+  paths: TesseraApp['paths'];
   close(): Promise<void>;
 }
 
@@ -153,7 +155,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     transparency,
   });
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, () => resolve(listening));
+    const listening = createServer(app.listener).listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
@@ -175,6 +177,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     operations,
     nonces,
     routes: app.routes,
+    paths: app.paths,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

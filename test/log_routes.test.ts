@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshPubkey } from '../bench/members.js';
 import { SigningMember } from '../bench/signing_member.js';
@@ -298,6 +300,155 @@ describe('refusals', () => {
   });
 });
 
+/** A listener of its own on an ephemeral port, closed by the returned function. */
+async function serve(listener: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The tile fast path alone: what it declines is answered 599, so a test sees it decline. */
+const fastOnly = (paths: TestSociety['paths']): RequestListener => {
+  return (req, res) => {
+    if (paths.fast(req, res)) return;
+    res.statusCode = DECLINED;
+    res.end();
+  };
+};
+const DECLINED = 599;
+
+/** Headers of the server rather than of the answer: the time, and the test listeners' own keep-alive timeout. */
+const SERVER_HEADERS = new Set(['date', 'keep-alive']);
+
+/** Status, headers (but the server's) and body bytes, as compared between the two paths. */
+async function answerOf(url: string, init: RequestInit = {}) {
+  const response = await fetch(url, init);
+  const headers = [...response.headers].filter(([name]) => !SERVER_HEADERS.has(name));
+  return { status: response.status, headers, bytes: Buffer.from(await response.arrayBuffer()).toString('base64') };
+}
+
+/** The count of tile requests the metrics hold for a method and status. */
+async function tileRequestsCounted(base: string, method: string, status: number): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find((row) =>
+      row.startsWith(`tessera_http_request_seconds_count{route="/log/tile/*",method="${method}",status="${status}"}`),
+    );
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+describe('the tile fast path in front of Koa', () => {
+  let fast: { url: string; close(): Promise<void> };
+  let general: { url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    fast = await serve(fastOnly(society.paths));
+    general = await serve(society.paths.general);
+  });
+  afterAll(async () => {
+    await fast?.close();
+    await general?.close();
+  });
+
+  it('answers tiles and bundles, full and partial, 200 and 304, GET and HEAD, exactly as the Koa route does', async () => {
+    const partial_0 = treeTiles(size).find(({ level, width }) => level === 0 && width < 256)!;
+    const partial_1 = treeTiles(size).find(({ level }) => level === 1)!;
+    const paths = [
+      '/log/tile/0/000',
+      '/log/tile/0/001',
+      `/log/${tilePath(partial_0)}`,
+      '/log/tile/0/000.p/17',
+      `/log/${tilePath(partial_1)}`,
+      '/log/tile/entries/000',
+      `/log/${tilePath(treeBundles(size).at(-1)!)}`,
+      '/log/tile/entries/001.p/3',
+      '/log/tile/0/000?unrelated=1',
+    ];
+    for (const path of paths) {
+      const etag = (await fetch(`${general.url}${path}`)).headers.get('etag')!;
+      const requests: [string, RequestInit][] = [
+        ['GET', {}],
+        ['HEAD', { method: 'HEAD' }],
+        ['304', { headers: { 'If-None-Match': etag } }],
+        [
+          '304, list and no-cache',
+          { headers: { 'If-None-Match': `"${'0'.repeat(64)}", W/${etag}`, 'Cache-Control': 'no-cache' } },
+        ],
+        ['HEAD 304', { method: 'HEAD', headers: { 'If-None-Match': '*' } }],
+        ['other ETag', { headers: { 'If-None-Match': `"${'0'.repeat(64)}"` } }],
+      ];
+      for (const [name, init] of requests) {
+        const by_fast = await answerOf(`${fast.url}${path}`, init);
+        expect(by_fast.status, `${path} ${name}`).not.toBe(DECLINED);
+        expect(by_fast, `${path} ${name}`).toEqual(await answerOf(`${general.url}${path}`, init));
+        expect(by_fast, `${path} ${name}`).toEqual(await answerOf(`${society.url}${path}`, init));
+      }
+    }
+    const head = await answerOf(`${fast.url}/log/tile/0/000`, { method: 'HEAD' });
+    expect([head.bytes, new Map(head.headers).get('content-length')]).toEqual(['', String(256 * 32)]);
+    const full = await answerOf(`${fast.url}/log/tile/0/000`);
+    expect(Object.fromEntries(full.headers)).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'content-type': 'application/octet-stream',
+      'cache-control': 'public, max-age=31536000, immutable',
+    });
+  });
+
+  it('leaves to Koa what is not a tile there, and the listener then answers 404 as the Koa route does', async () => {
+    const last_bundle = treeBundles(size).at(-1)!;
+    const not_there = [
+      `/log/${tilePath({ level: 0, index: Math.floor(size / 256) + 1, width: 256 })}`,
+      `/log/${tilePath({ ...last_bundle, width: last_bundle.width + 1 })}`,
+      '/log/tile/0/000.p/256',
+      '/log/tile/0/%30%30%30',
+      '/log/tile/0/000/',
+      '/log/tile/',
+    ];
+    for (const path of not_there) {
+      expect((await fetch(`${fast.url}${path}`)).status, path).toBe(DECLINED);
+      const by_koa = await answerOf(`${general.url}${path}`);
+      expect([by_koa.status, JSON.parse(Buffer.from(by_koa.bytes, 'base64').toString()).error], path).toEqual([
+        404,
+        'NOT_FOUND',
+      ]);
+      expect(await answerOf(`${society.url}${path}`), path).toEqual(by_koa);
+    }
+    for (const [path, init] of [
+      ['/log/tile/0/000', { method: 'POST' }],
+      ['/log/proof/inclusion?index=0&size=1', {}],
+      ['/api/v1/ledger?from=1&limit=1', {}],
+    ] as const)
+      expect((await fetch(`${fast.url}${path}`, init)).status, path).toBe(DECLINED);
+  });
+
+  it('counts each answer in the request metrics under the tile route, its method and status', async () => {
+    const etag = (await fetch(`${general.url}/log/tile/0/000`)).headers.get('etag')!;
+    const before = {
+      get: await tileRequestsCounted(society.url, 'GET', 200),
+      head: await tileRequestsCounted(society.url, 'HEAD', 200),
+      not_modified: await tileRequestsCounted(society.url, 'GET', 304),
+    };
+    for (let i = 0; i < 3; i++) await (await fetch(`${fast.url}/log/tile/entries/000`)).arrayBuffer();
+    await fetch(`${fast.url}/log/tile/0/000`, { method: 'HEAD' });
+    await fetch(`${fast.url}/log/tile/0/000`, { headers: { 'If-None-Match': etag } });
+    await fetch(`${fast.url}/log/tile/0/000`, { headers: { 'If-None-Match': etag } });
+    expect({
+      get: await tileRequestsCounted(society.url, 'GET', 200),
+      head: await tileRequestsCounted(society.url, 'HEAD', 200),
+      not_modified: await tileRequestsCounted(society.url, 'GET', 304),
+    }).toEqual({ get: before.get + 3, head: before.head + 1, not_modified: before.not_modified + 2 });
+  });
+});
+
 describe('the read limit', () => {
   it('applies to tiles and proofs like to any public read: 429 RATE_LIMITED past the burst', async () => {
     const limited = await startTestSociety({ config: { read_limits: { reads_per_second: 1, burst_reads: 3 } } });
@@ -310,6 +461,40 @@ describe('the read limit', () => {
       expect(((await refused.json()) as { error: string }).error).toBe('RATE_LIMITED');
       expect(limited.bugs).toEqual([]);
     } finally {
+      await limited.destroy();
+    }
+  });
+
+  it('is one allowance for the fast path and Koa: mixing them gets a client no more reads, and the 429 is the same', async () => {
+    const limited = await startTestSociety({ config: { read_limits: { reads_per_second: 1, burst_reads: 4 } } });
+    const fast = await serve(fastOnly(limited.paths));
+    const general = await serve(limited.paths.general);
+    try {
+      const reads = [
+        `${fast.url}/log/tile/0/000.p/1`,
+        `${general.url}/log/proof/consistency?old=0&new=1`,
+        `${fast.url}/log/tile/entries/000.p/1`,
+        `${limited.url}/api/v1/ledger?from=1&limit=1`,
+      ];
+      const statuses: number[] = [];
+      for (const url of reads) statuses.push((await fetch(url)).status);
+      expect(statuses).toEqual([200, 200, 200, 200]);
+      // The allowance is spent: the fast path declines, and Koa refuses, on either listener.
+      expect((await fetch(`${fast.url}/log/tile/0/000.p/1`)).status).toBe(DECLINED);
+      const by_koa = await answerOf(`${general.url}/log/tile/0/000.p/1`);
+      expect(by_koa.status).toBe(429);
+      expect(new Map(by_koa.headers).get('retry-after')).toBe('1');
+      expect(JSON.parse(Buffer.from(by_koa.bytes, 'base64').toString()).error).toBe('RATE_LIMITED');
+      expect(await answerOf(`${limited.url}/log/tile/0/000.p/1`)).toEqual(by_koa);
+      expect((await fetch(`${limited.url}/log/proof/consistency?old=0&new=1`)).status).toBe(429);
+      // A second's refill is one read, whichever path takes it.
+      limited.advance(1000);
+      expect((await fetch(`${fast.url}/log/tile/0/000.p/1`)).status).toBe(200);
+      expect((await fetch(`${limited.url}/log/proof/consistency?old=0&new=1`)).status).toBe(429);
+      expect(limited.bugs).toEqual([]);
+    } finally {
+      await fast.close();
+      await general.close();
       await limited.destroy();
     }
   });

@@ -1,15 +1,18 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { parseTilePath } from '../../client/tlog/tile_path.js';
 import { IMMUTABLE, routeArgsParser } from '../read_mount.js';
 import { RefusalError, ValidationError } from '../refusal_error.js';
 import type { Routes } from '../routes.js';
-import { LogTiles, type LogView } from './log_tiles.js';
+import type { LogTiles, LogView, ServedTile } from './log_tiles.js';
 
 /** The log's routes live under this prefix: the tlog-tiles <prefix> is `<public url>/log`. */
 export const LOG_PREFIX = '/log';
 /** A partial tile is the edge of a growing tree: a client should look again soon for the wider one. */
 export const PARTIAL_TILE_CACHE = 'public, max-age=1';
+/** The route of every tile and bundle: its pattern, as the router and the metrics name it. */
+export const TILE_ROUTE = `${LOG_PREFIX}/tile/*`;
+/** Where tile paths start in a request's path (what follows is `tile/...`, as LogTiles.at takes it). */
+export const TILE_PATH_AT = LOG_PREFIX.length + 1;
 
 export const InclusionQuery = z.object({
   index: z.int().min(0).describe('The leaf index: ledger seq - 1'),
@@ -27,9 +30,9 @@ const base64 = (hash: Uint8Array) => Buffer.from(hash.buffer, hash.byteOffset, h
  * routes. Everything they show stops at the committed tree size; a tile or proof past it
  * does not exist yet.
  */
-export function mountLogRoutes(router: Routes, log: LogView): void {
-  const tiles = new LogTiles(log);
-  router.get(`${LOG_PREFIX}/tile/*`, (ctx) => serveTile(ctx, tiles));
+export function mountLogRoutes(router: Routes, tiles: LogTiles): void {
+  const log = tiles.log;
+  router.get(TILE_ROUTE, (ctx) => serveTile(ctx, tiles));
 
   const inclusionArgs = routeArgsParser(InclusionQuery, `${LOG_PREFIX}/proof/inclusion`);
   router.get(`${LOG_PREFIX}/proof/inclusion`, (ctx) => {
@@ -60,20 +63,38 @@ export function mountLogRoutes(router: Routes, log: LogView): void {
 }
 
 function serveTile(ctx: Context, tiles: LogTiles): void {
-  const path = ctx.path.slice(LOG_PREFIX.length + 1);
-  const tile = parseTilePath(path);
+  const served = tiles.at(ctx.path.slice(TILE_PATH_AT));
   // 404, not 422, for a malformed path too: to a tlog-tiles client a tile is there or it is not.
-  const served = tile && tiles.get(tile, path);
   if (!served) throw RefusalError.of('NOT_FOUND', `There is no tile at ${ctx.path} in the log as committed.`);
-  ctx.status = 200;
-  ctx.set('ETag', served.etag);
-  ctx.set('Cache-Control', served.full ? IMMUTABLE : PARTIAL_TILE_CACHE);
-  ctx.type = 'application/octet-stream';
-  if (holdsEtag(ctx.get('If-None-Match'), served.etag)) {
-    ctx.status = 304;
-    return;
-  }
-  ctx.body = served.bytes;
+  const answer = tileAnswer(served, ctx.get('If-None-Match'));
+  ctx.status = answer.status;
+  ctx.set(answer.headers);
+  if (answer.status === 200) ctx.body = served.bytes;
+}
+
+/** A tile's answer, whichever path serves it (this route, or the fast path in front of Koa). */
+export interface TileAnswer {
+  status: 200 | 304;
+  /** Beside the security headers and Content-Length, which both paths add as for any answer. */
+  headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * 200 with the tile's ETag, its cache lifetime and its type, or 304 with the first two
+ * (as Koa answers a 304: no Content-Type, no body). Both header sets are made once per
+ * kept tile, so a read allocates none.
+ */
+export function tileAnswer(served: ServedTile, if_none_match: string): TileAnswer {
+  served.answers ??= tileAnswers(served);
+  return holdsEtag(if_none_match, served.etag) ? served.answers.not_modified : served.answers.ok;
+}
+
+function tileAnswers(served: ServedTile): NonNullable<ServedTile['answers']> {
+  const cached = { ETag: served.etag, 'Cache-Control': served.full ? IMMUTABLE : PARTIAL_TILE_CACHE };
+  return {
+    ok: { status: 200, headers: Object.freeze({ ...cached, 'Content-Type': 'application/octet-stream' }) },
+    not_modified: { status: 304, headers: Object.freeze(cached) },
+  };
 }
 
 /**

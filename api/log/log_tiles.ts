@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { encodeBundle, ENTRIES_LEVEL, TILE_WIDTH, tileExists, type TileId } from '../../client/tlog/tile_path.js';
+import {
+  encodeBundle,
+  ENTRIES_LEVEL,
+  parseTilePath,
+  TILE_WIDTH,
+  tileExists,
+  type TileId,
+} from '../../client/tlog/tile_path.js';
 import type { LedgerReader } from '../../engine/index.js';
+import type { TileAnswer } from './log_routes.js';
 
 /** What the log's routes read of the Merkle tree the engine keeps (engine.log_tree). */
 export interface LogTreeReader {
@@ -25,6 +33,8 @@ export interface ServedTile {
   /** Strong: the SHA-256 of the bytes. */
   etag: string;
   full: boolean;
+  /** Its answers' headers (tileAnswer), made on its first read. */
+  answers?: { ok: TileAnswer; not_modified: TileAnswer };
 }
 
 /**
@@ -37,10 +47,22 @@ export class LogTiles {
   private readonly kept: LRUCache<string, ServedTile>;
 
   constructor(
-    private readonly log: LogView,
+    readonly log: LogView,
     cache_bytes_max = 32 * 1024 * 1024,
   ) {
     this.kept = new LRUCache<string, ServedTile>({ maxSize: cache_bytes_max, sizeCalculation: (t) => t.bytes.length });
+  }
+
+  /**
+   * The tile at a path below the log's prefix (`tile/...`), or undefined when it is not
+   * the canonical path of a tile the committed tree holds all of.
+   */
+  at(path: string): ServedTile | undefined {
+    // Only canonical paths are ever kept, so a kept path needs no parse.
+    const kept = this.kept.get(path);
+    if (kept) return kept;
+    const tile = parseTilePath(path);
+    return tile && this.get(tile, path);
   }
 
   /** The tile at its canonical path, or undefined when the committed tree does not hold all of it yet. */
