@@ -261,8 +261,10 @@ const lines = [
   '```',
   '',
 ];
-// The load run (npm run bench:load) writes its own section; keep it.
+// Everything after the table is kept: written by hand (comparisons across builds, which one run cannot
+// measure) or by the load run (npm run bench:load), each under its own "## " heading.
 const previous = existsSync(values.out!) ? readFileSync(values.out!, 'utf8') : '';
-const load_section = previous.includes('## Load run') ? previous.slice(previous.indexOf('## Load run')) : '';
-writeFileSync(values.out!, lines.join('\n') + (load_section ? `\n${load_section}` : ''));
+const first_section = previous.indexOf('\n## ');
+const kept_sections = first_section >= 0 ? previous.slice(first_section + 1) : '';
+writeFileSync(values.out!, lines.join('\n') + (kept_sections ? `\n${kept_sections}` : ''));
 console.log(lines.join('\n'));
