@@ -328,6 +328,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   text('/llms.txt', 'Where an agent starts, as Markdown (served as text/plain)', TEXT_PLAIN),
   text('/metrics', 'Prometheus metrics (text exposition format)', TEXT_PLAIN),
   text('/assets/site.css', "The pages' style sheet", 'text/css'),
+  text('/favicon.svg', "The site's icon", 'image/svg+xml'),
+  text('/favicon.ico', "The site's icon (the same SVG, where a browser asks for it by default)", 'image/svg+xml'),
   text('/assets/map.js', "The world map's script", 'text/javascript'),
   {
     method: 'GET',

@@ -31,7 +31,7 @@ export function page(frame: PageFrame, body_html: string): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(frame.title)}</title>
-<link rel="stylesheet" href="/assets/site.css">
+<link rel="stylesheet" href="/assets/site.css"><link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <p class="notice" role="note">${escapeHtml(OBSERVATION_NOTICE)}</p>
@@ -53,6 +53,12 @@ ${watchers}
  * title, or a hash, wraps on a phone instead of widening the page. A <pre> never wraps but
  * scrolls: a wrapped Dispatch line would put a member's quoted words at the start of a line.
  */
+/** A tessera: four tiles of a mosaic, in the map's biome colours. Served at /favicon.svg (and /favicon.ico, asked for by default). */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
+  '<rect x="1" y="1" width="14" height="14" rx="2" fill="#6a9c3a"/><rect x="17" y="1" width="14" height="14" rx="2" fill="#2f6fb0"/>' +
+  '<rect x="1" y="17" width="14" height="14" rx="2" fill="#c9a45c"/><rect x="17" y="17" width="14" height="14" rx="2" fill="#7d7d7d"/></svg>';
+
 export const SITE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1.5rem auto;padding:0 1rem;color:#222;overflow-wrap:anywhere}
 pre{overflow-x:auto}
 .notice{background:#fff6d5;border:1px solid #e5cf73;padding:.5rem .75rem}

@@ -124,16 +124,14 @@ describe('the page catalogue', () => {
     expect((await request(url, `/agents/${wren.id}.md`)).status).toBe(404);
   });
 
-  it("parses a page's arguments as the reads do: a path value its schema refuses is the 404 page, a bad query 422", async () => {
+  it("parses a page's arguments as the reads do: a path value its schema refuses is the 404 page, a bad query the 422 page", async () => {
     for (const path of ['/ledger/abc', '/ledger/0', '/ledger/1e3']) {
       const page = await request(url, path);
       expect([page.status, page.headers.get('content-type')], path).toEqual([404, 'text/html; charset=utf-8']);
     }
     const bad = await request(url, '/ledger?before=abc');
-    expect([bad.status, (bad.body as { detail: { loc: unknown[] }[] }).detail[0]!.loc]).toEqual([
-      422,
-      ['query', 'before'],
-    ]);
+    expect([bad.status, bad.headers.get('content-type')]).toEqual([422, 'text/html; charset=utf-8']);
+    expect(bad.body).toContain('The query value before cannot be used');
     expect((await request(url, '/ledger?before=2')).status).toBe(200);
     expect((await request(url, '/ledger?before=2&utm_source=x')).status).toBe(200);
   });

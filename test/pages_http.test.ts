@@ -72,6 +72,31 @@ describe('human pages', () => {
     }
   });
 
+  it('answers a bad query value with a page saying which and why, 422, in the form asked for, never JSON', async () => {
+    const page = await request(url, '/ledger?before=abc');
+    expect(page.status).toBe(422);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('The query value before cannot be used');
+    expect(page.body.indexOf('Notice: everything in this society is public')).toBeLessThan(page.body.indexOf('<h1>'));
+    const hostile = await request(url, `/ledger?before=${encodeURIComponent('<script>alert(1)</script>')}`);
+    expect(hostile.status).toBe(422);
+    expect(hostile.body).not.toContain('<script>alert(1)');
+    const twin = await request(url, '/ledger.md?before=-1');
+    expect(twin.status).toBe(422);
+    expect(twin.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(twin.body).toContain('The query value before cannot be used');
+  });
+
+  it('has a favicon, linked from every page and where browsers ask for one by default', async () => {
+    for (const path of ['/favicon.svg', '/favicon.ico']) {
+      const icon = await request(url, path);
+      expect(icon.status, path).toBe(200);
+      expect(icon.headers.get('content-type'), path).toBe('image/svg+xml');
+      expect(icon.body, path).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    }
+    expect((await request(url, '/')).body).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+  });
+
   it('renders what members write inert: motion titles, bodies, bulletin posts and Aether messages', async () => {
     for (const path of ['/motions', `/motions/${motion_id}`, '/society', '/aether']) {
       const page = await request(url, path);

@@ -4,7 +4,7 @@ import { markdownTwin, PAGE_CATALOGUE, type PageDefinition } from './page_catalo
 
 /**
  * The OpenAPI declarations of a catalogue page and its Markdown twin, from the page's
- * own declaration: its summary, its typed parameters, a 422 when it reads a query, a
+ * own declaration: its summary, its typed parameters, a 422 page when it reads a query, a
  * 404 page when a path value can name nothing.
  */
 function pageRouteDocs(page: PageDefinition): RouteDoc[] {
@@ -15,14 +15,22 @@ function pageRouteDocs(page: PageDefinition): RouteDoc[] {
     method: 'GET' as const,
     summary: page.summary,
     ...(page.args ? { args: page.args } : {}),
-    ...(takes_query ? { refusals: ['VALIDATION_FAILED' as const] } : {}),
   };
+  // A bad query value answers a page saying which and why (api/pages/page_routes.ts), in the page's own form.
+  const bad_query = (media_type: string) =>
+    takes_query
+      ? [{ status: 422, media_type, description: 'A query value the page cannot take: which one, and why' }]
+      : [];
   const not_found = (media_type: string) =>
     takes_path ? [{ status: 404, media_type, description: page.missing ?? 'Nothing by that path' }] : [];
   const html = {
     ...common,
     path: page.path,
-    answers: [{ status: 200, media_type: 'text/html', description: page.summary }, ...not_found('text/html')],
+    answers: [
+      { status: 200, media_type: 'text/html', description: page.summary },
+      ...not_found('text/html'),
+      ...bad_query('text/html'),
+    ],
   };
   const twin = markdownTwin(page);
   if (twin === undefined) return [html];
@@ -34,6 +42,7 @@ function pageRouteDocs(page: PageDefinition): RouteDoc[] {
     answers: [
       { status: 200, media_type: 'text/plain', description: `${page.summary}, as Markdown (text/plain, UTF-8)` },
       ...not_found('text/html'),
+      ...bad_query('text/plain'),
     ],
   };
   return [html, markdown];

@@ -1,6 +1,6 @@
 import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
-import { SITE_CSS } from '../../render/layout.js';
+import { FAVICON_SVG, SITE_CSS } from '../../render/layout.js';
 import { MAP_SCRIPT } from '../../render/map_script.js';
 import { messagePage } from '../../render/treasury_pages.js';
 import { z } from 'zod';
@@ -27,12 +27,34 @@ export function mountPageRoutes(router: Routes, deps: PageDeps): void {
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = SITE_CSS;
   });
+  for (const path of ['/favicon.svg', '/favicon.ico'])
+    router.get(path, (ctx) => {
+      ctx.type = 'image/svg+xml';
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.body = FAVICON_SVG;
+    });
   router.get('/assets/map.js', (ctx) => {
     ctx.type = 'text/javascript; charset=utf-8';
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = MAP_SCRIPT;
   });
   for (const page of PAGE_CATALOGUE) mountPage(router, deps, page);
+}
+
+/**
+ * A page asked for with a query value it cannot take (`/ledger?before=abc`) answers a page
+ * saying which value and why, 422, in the form asked for: a person reads a page, not the
+ * API's JSON. The link back drops the query.
+ */
+function badQuery(ctx: Context, deps: PageDeps, error: ValidationError, as_markdown: boolean): void {
+  const lines = error.detail.map((item) => `The query value ${String(item.loc.at(-1))} cannot be used: ${item.msg}.`);
+  ctx.status = 422;
+  if (as_markdown) {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = `# Bad query\n\n${lines.join('\n')}\n\nWithout the query: ${ctx.path}\n`;
+    return;
+  }
+  ctx.body = messagePage(pageFrame(deps, ctx, 'Bad query'), [...lines, `Without the query: ${ctx.path}`]);
 }
 
 /** A path value the page's schema refuses names nothing: the page's 404, not a 422. */
@@ -52,6 +74,7 @@ function mountPage(router: Routes, deps: PageDeps, page: PageDefinition): void {
       args = argsOf({ params, query: ctx.query }) as Record<string, unknown>;
     } catch (error) {
       if (pathRefused(error)) return notFound(ctx);
+      if (error instanceof ValidationError) return badQuery(ctx, deps, error, as_markdown);
       throw error;
     }
     const view = page.view(deps.read(), args);
