@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -79,6 +79,19 @@ export function formatShares(shares: ProfileShares): string {
     'busy time by function, with what it called:',
     ...rows(shares.inclusive),
   ].join('\n');
+}
+
+/**
+ * Prints the summary of a server child's profile written into `dir` (LOAD_PROFILE): the
+ * server writes its profiles as it exits, and the largest file is its main thread.
+ */
+export function printServerProfile(dir: string, top = 25): void {
+  const [largest] = readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => join(dir, name))
+    .sort((a, b) => statSync(b).size - statSync(a).size);
+  if (largest)
+    console.log(`profile of the server's main thread, ${largest}:\n${formatShares(profileShares(largest, top))}`);
 }
 
 if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.meta.url) {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { actLoad, type ActLoadResult, type ActLoadTarget, type NonceMode } from './act_load.js';
@@ -8,7 +7,7 @@ import { firstJsonLine } from './child.js';
 import { compareReads, type ReadComparison } from './load.js';
 import { startLoadSociety, type SocietySize } from './load_society.js';
 import { machineLine, median } from './measure.js';
-import { formatShares, profileShares } from './profile_summary.js';
+import { printServerProfile } from './profile_summary.js';
 
 /**
  * npm run bench:load: the service over the wire, three sections.
@@ -136,16 +135,7 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
     bare?.kill('SIGTERM');
     await society.stop();
   }
-  // The server writes its profile as it exits; the largest file is its main thread.
-  if (process.env.LOAD_PROFILE) {
-    const dir = process.env.LOAD_PROFILE;
-    const [largest] = readdirSync(dir)
-      .filter((name) => name.endsWith('.cpuprofile'))
-      .map((name) => join(dir, name))
-      .sort((a, b) => statSync(b).size - statSync(a).size);
-    if (largest)
-      console.log(`profile of the server's main thread, ${largest}:\n${formatShares(profileShares(largest))}`);
-  }
+  if (process.env.LOAD_PROFILE) printServerProfile(process.env.LOAD_PROFILE);
 }
 
 if (SECTIONS.has('scaling')) {

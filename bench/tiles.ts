@@ -1,8 +1,6 @@
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { benchTileReads } from './log.js';
 import { median } from './measure.js';
-import { formatShares, profileShares } from './profile_summary.js';
+import { printServerProfile } from './profile_summary.js';
 
 /**
  * The tile rows of npm run bench alone, for work on the tile path without running the
@@ -23,13 +21,4 @@ for (let run = 0; run < runs; run++) {
 }
 for (const [path, list] of Object.entries(ratios))
   console.log(`median ${path}: ${median(list).toFixed(2)} (${list.map((r) => r.toFixed(2)).join(', ')})`);
-if (process.env.LOAD_PROFILE) {
-  const dir = process.env.LOAD_PROFILE;
-  // The server writes its profile as it exits; the largest file is its main thread.
-  const [largest] = readdirSync(dir)
-    .filter((name) => name.endsWith('.cpuprofile'))
-    .map((name) => join(dir, name))
-    .sort((a, b) => statSync(b).size - statSync(a).size);
-  if (largest)
-    console.log(`profile of the server's main thread, ${largest}:\n${formatShares(profileShares(largest, 40))}`);
-}
+if (process.env.LOAD_PROFILE) printServerProfile(process.env.LOAD_PROFILE, 40);

@@ -4,6 +4,7 @@ import { IMMUTABLE, routeArgsParser } from '../read_mount.js';
 import { RefusalError, ValidationError } from '../refusal_error.js';
 import type { Routes } from '../routes.js';
 import type { LogTiles, LogView, ServedTile } from './log_tiles.js';
+import { hashBase64 } from './transparency_log.js';
 
 /** The log's routes live under this prefix: the tlog-tiles <prefix> is `<public url>/log`. */
 export const LOG_PREFIX = '/log';
@@ -23,8 +24,6 @@ export const ConsistencyQuery = z.object({
   new: z.int().min(0).describe('The larger tree size (at most the committed size)'),
 });
 
-const base64 = (hash: Uint8Array) => Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('base64');
-
 /**
  * GET /log/tile/... (C2SP tlog-tiles: hash tiles and entry bundles) and the two proof
  * routes. Everything they show stops at the committed tree size; a tile or proof past it
@@ -43,8 +42,8 @@ export function mountLogRoutes(router: Routes, tiles: LogTiles): void {
     immutableJson(ctx, {
       leaf_index: index,
       tree_size: size,
-      root_hash: base64(tree.root(size)),
-      inclusion_proof: tree.inclusionProof(index, size).map(base64),
+      root_hash: hashBase64(tree.root(size)),
+      inclusion_proof: tree.inclusionProof(index, size).map(hashBase64),
     });
   });
 
@@ -57,7 +56,7 @@ export function mountLogRoutes(router: Routes, tiles: LogTiles): void {
     immutableJson(ctx, {
       old_size,
       new_size,
-      consistency_proof: log.tree().consistencyProof(old_size, new_size).map(base64),
+      consistency_proof: log.tree().consistencyProof(old_size, new_size).map(hashBase64),
     });
   });
 }

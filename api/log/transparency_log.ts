@@ -1,6 +1,14 @@
-import { toBase64 } from '../../client/tlog/base64.js';
 import type { LogHead, LogTree } from '../../engine/index.js';
 import type { Checkpoints, SignedCheckpoint } from './checkpoints.js';
+
+/**
+ * A hash in the log's base64 (standard, padded), through Buffer: the server's encoder, on
+ * every act's receipt. client/tlog/base64.ts writes the same text without Buffer for the
+ * verifiers, which must run anywhere.
+ */
+export function hashBase64(hash: Uint8Array): string {
+  return Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('base64');
+}
 
 /**
  * What an act's answer carries so that its author can prove, to anyone and offline,
@@ -46,7 +54,7 @@ export class TransparencyLog {
     return {
       origin: this.checkpoints.origin,
       verifier_key: this.checkpoints.vkey,
-      checkpoint: { size: checkpoint.size, root_hash: toBase64(checkpoint.root) },
+      checkpoint: { size: checkpoint.size, root_hash: hashBase64(checkpoint.root) },
     };
   }
 
@@ -59,7 +67,7 @@ export class TransparencyLog {
       leaf_index,
       entry,
       checkpoint: checkpoint.note,
-      inclusion_proof: this.tree.inclusionProof(leaf_index, checkpoint.size).map(toBase64),
+      inclusion_proof: this.tree.inclusionProof(leaf_index, checkpoint.size).map(hashBase64),
     };
   }
 }
