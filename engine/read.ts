@@ -36,7 +36,12 @@ export interface ReadContext {
   readonly at_ms: EpochMs;
   readonly ledger: LedgerReader;
   readonly chunks: ChunkSource;
-  readonly host: { readonly started_at_ms: EpochMs; readonly queue_depth: number; readonly log: LogHead };
+  readonly host: {
+    readonly started_at_ms: EpochMs;
+    readonly queue_depth: number;
+    /** Asked for only by the reads that show it: it may sign a checkpoint. */
+    log(): LogHead;
+  };
 }
 
 /**

@@ -50,7 +50,7 @@ export const societyStatus = defineRead({
     engine: { tick: state.tick, queue_depth: host.queue_depth, clock: isoAt(state.clock_ms) },
     genesis_period: { active: state.params.genesis_period, note: GENESIS_NOTE },
     params: state.params,
-    transparency_log: host.log,
+    transparency_log: host.log(),
   }),
 });
 
