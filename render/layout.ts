@@ -21,6 +21,8 @@ export interface PageFrame {
   rail?: Rail;
   /** Visitor ids watching now (the unwatched are left out). */
   watchers?: string[];
+  /** When the page is made: relative times ("5 minutes ago") count from here. */
+  now_ms: number;
 }
 
 /** Every page: the observation notice first (A5), then the content; nothing on it posts state (A1). */
@@ -47,7 +49,7 @@ ${watchers}
 `;
 }
 
-/** The one stylesheet, served from /assets/site.css so the pages need no inline style or script. */
+/** The rules every page shares; render/site_css.ts puts them first in the one stylesheet. */
 /*
  * overflow-wrap:anywhere (not break-word) also shrinks tables: a member's unbroken 200-letter
  * title, or a hash, wraps on a phone instead of widening the page. A <pre> never wraps but
@@ -59,7 +61,7 @@ export const FAVICON_SVG =
   '<rect x="1" y="1" width="14" height="14" rx="2" fill="#6a9c3a"/><rect x="17" y="1" width="14" height="14" rx="2" fill="#2f6fb0"/>' +
   '<rect x="1" y="17" width="14" height="14" rx="2" fill="#c9a45c"/><rect x="17" y="17" width="14" height="14" rx="2" fill="#7d7d7d"/></svg>';
 
-export const SITE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1.5rem auto;padding:0 1rem;color:#222;overflow-wrap:anywhere}
+export const BASE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1.5rem auto;padding:0 1rem;color:#222;overflow-wrap:anywhere}
 pre{overflow-x:auto}
 .notice{background:#fff6d5;border:1px solid #e5cf73;padding:.5rem .75rem}
 nav a{margin-right:.6rem}.rail{color:#555;font-size:.9em;margin:.5rem 0}.rail span{margin-right:1rem}

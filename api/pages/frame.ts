@@ -21,7 +21,12 @@ export function railOf(engine: Engine, store: LmdbStore): Rail {
  * Everything a human page needs around its content: the rail's four numbers, the
  * visitor's anonymous id (noted as watching) and who else is watching.
  */
-export function pageFrame(deps: FrameDeps, ctx: Context, title: string): PageFrame & { visitor_id: string } {
+export function pageFrame(
+  deps: FrameDeps,
+  ctx: Context,
+  title: string,
+  now_ms: number = Date.now(),
+): PageFrame & { visitor_id: string } {
   const visitor_id = visitorIdOf(ctx);
   deps.watchers.saw(visitor_id);
   ctx.type = 'text/html; charset=utf-8';
@@ -29,6 +34,7 @@ export function pageFrame(deps: FrameDeps, ctx: Context, title: string): PageFra
   return {
     title,
     nav: NAV_LINKS,
+    now_ms,
     visitor_id,
     rail: railOf(deps.engine, deps.store),
     watchers: deps.watchers.watching((id) => ownValue(observers, id) !== undefined, visitor_id),
@@ -37,5 +43,5 @@ export function pageFrame(deps: FrameDeps, ctx: Context, title: string): PageFra
 
 /** The frame of a page shown to a visitor not counted as watching (a redeemed grant link): title and nav only. */
 export function bareFrame(title: string): PageFrame {
-  return { title, nav: NAV_LINKS };
+  return { title, nav: NAV_LINKS, now_ms: Date.now() };
 }

@@ -66,7 +66,8 @@ export interface PageDefinition<V = unknown, A = Record<string, unknown>> {
   /** The 404 page's sentence, for a page whose view can answer null. */
   missing?: string;
   html: (frame: PageFrame, view: V) => string;
-  markdown?: (view: V) => string;
+  /** The Markdown twin; `now_ms` is when the page is made, for relative times. */
+  markdown?: (view: V, now_ms: number) => string;
 }
 
 /** Checks each declaration against its own view's type, then keeps it among the others. */

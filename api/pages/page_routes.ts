@@ -1,6 +1,7 @@
 import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
-import { FAVICON_SVG, SITE_CSS } from '../../render/layout.js';
+import { FAVICON_SVG } from '../../render/layout.js';
+import { SITE_CSS } from '../../render/site_css.js';
 import { MAP_SCRIPT } from '../../render/map_script.js';
 import { messagePage } from '../../render/treasury_pages.js';
 import { z } from 'zod';
@@ -77,14 +78,15 @@ function mountPage(router: Routes, deps: PageDeps, page: PageDefinition): void {
       if (error instanceof ValidationError) return badQuery(ctx, deps, error, as_markdown);
       throw error;
     }
-    const view = page.view(deps.read(), args);
+    const context = deps.read();
+    const view = page.view(context, args);
     if (view === null) {
       notFound(ctx);
     } else if (as_markdown) {
       ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = page.markdown!(view);
+      ctx.body = page.markdown!(view, context.at_ms);
     } else {
-      ctx.body = page.html(pageFrame(deps, ctx, page.heading?.(view) ?? page.title), view);
+      ctx.body = page.html(pageFrame(deps, ctx, page.heading?.(view) ?? page.title, context.at_ms), view);
     }
   };
   const param = /\{(\w+)\}$/.exec(page.path)?.[1];

@@ -18,6 +18,7 @@ import type {
 } from '../../render/pages/governance_pages.js';
 import type { HealthView, SocietyView } from '../../render/pages/society_pages.js';
 import type { TreasuryView } from '../../render/treasury_pages.js';
+import type { AgentName } from '../../render/pages/html_bits.js';
 import { membership_amount_cents, observer_amount_cents } from '../payments/processor.js';
 import {
   currentCharter,
@@ -42,6 +43,11 @@ import {
  * Markdown from the same value: one small function per page. A view answers null when
  * its path names nothing (the page is then a 404).
  */
+
+/** An agent as the pages name it: with its handle, or null for an id nobody registered (the Founder's before it registers). */
+export function nameOf(state: ReadContext['state'], agent_id: string): AgentName {
+  return { agent_id, handle: state.agents.get(agent_id)?.handle ?? null };
+}
 
 /** Rows on a paged list (ledger, Dispatches, Aether) and the motions list. */
 const page_size = 50;

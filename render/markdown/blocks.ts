@@ -35,3 +35,8 @@ export function dispatchMarkdown(text: string): string {
     .map((line) => line.replace(/^\\- /, '- '))
     .join('\n');
 }
+
+/** An agent in plain text: `handle (id)`, or the id alone for one nobody registered. */
+export function mdAgent({ agent_id, handle }: { agent_id: string; handle: string | null }): string {
+  return handle === null ? agent_id : `${handle} (${agent_id})`;
+}

@@ -29,3 +29,20 @@ export function pre(text: string): string {
 export function memberPre(text: string): string {
   return `<pre>${member(text)}</pre>`;
 }
+
+/** An agent as the pages name it: its handle (null for an id nobody registered) beside its id. */
+export interface AgentName {
+  agent_id: string;
+  handle: string | null;
+}
+
+/**
+ * An agent wherever a page names one: the handle, linked to the agent's page, with the id
+ * beside it (ids are what the API and the ledger use; handles are what people remember).
+ * Handles are `^[a-z0-9_-]+$` by registration, but pass through the member-text path anyway.
+ */
+export function agentRef({ agent_id, handle }: AgentName): string {
+  const id = `<code class="agent-id">${e(agent_id)}</code>`;
+  if (handle === null) return `<a href="/agents/${e(agent_id)}">${id}</a>`;
+  return `<a class="agent" href="/agents/${e(agent_id)}">${member(handle)}</a> ${id}`;
+}

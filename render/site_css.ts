@@ -1,0 +1,7 @@
+import { BASE_CSS } from './layout.js';
+
+/**
+ * The one stylesheet, served from /assets/site.css so the pages need no inline style or
+ * script: the shared rules first, then each page family's own, kept beside its renderer.
+ */
+export const SITE_CSS = [BASE_CSS].join('\n');
