@@ -3,33 +3,27 @@ import type { NavLink, PageFrame } from '../../render/layout.js';
 import {
   charterMarkdown,
   dispatchesMarkdown,
-  motionMarkdown,
   motionsMarkdown,
   prohibitionsMarkdown,
 } from '../../render/markdown/governance_markdown.js';
-import {
-  aetherMarkdown,
-  ledgerMarkdown,
-  reputationMarkdown,
-  worldMarkdown,
-} from '../../render/markdown/public_markdown.js';
+import { aetherMarkdown } from '../../render/markdown/aether_markdown.js';
+import { reputationMarkdown } from '../../render/markdown/agent_markdown.js';
+import { ledgerMarkdown } from '../../render/markdown/ledger_markdown.js';
+import { motionMarkdown } from '../../render/markdown/motion_markdown.js';
+import { worldMarkdown } from '../../render/markdown/world_markdown.js';
 import { healthMarkdown, societyMarkdown, treasuryMarkdown } from '../../render/markdown/society_markdown.js';
 import {
   charterPage,
   dispatchesPage,
   modulePage,
-  motionPage,
   motionsPage,
   prohibitionsPage,
 } from '../../render/pages/governance_pages.js';
-import {
-  agentPage,
-  aetherPage,
-  ledgerEntryPage,
-  ledgerPage,
-  reputationPage,
-  worldPage,
-} from '../../render/pages/public_pages.js';
+import { aetherPage } from '../../render/pages/aether_page.js';
+import { agentPage, reputationPage } from '../../render/pages/agent_pages.js';
+import { ledgerEntryPage, ledgerPage } from '../../render/pages/ledger_pages.js';
+import { motionPage } from '../../render/pages/motion_page.js';
+import { worldPage } from '../../render/pages/world_page.js';
 import { forAgentsPage, healthPage, homePage, societyPage } from '../../render/pages/society_pages.js';
 import { treasuryPage } from '../../render/treasury_pages.js';
 import * as views from './page_views.js';

@@ -1,42 +1,11 @@
 import { escapeMarkdownInline, escapeMarkdownLines } from '../markdown_escape.js';
-import { dispatchMarkdown, markdown, mdQuote, mdTable } from './blocks.js';
-import type {
-  CharterView,
-  DispatchesView,
-  MotionDetail,
-  MotionsView,
-  ProhibitionsView,
-} from '../pages/governance_pages.js';
+import { dispatchMarkdown, markdown, mdTable } from './blocks.js';
+import type { CharterView, DispatchesView, MotionsView, ProhibitionsView } from '../pages/governance_pages.js';
 
 export function motionsMarkdown({ motions, status }: MotionsView): string {
   const rows = motions.map((m) => [m.motion_id, m.title, m.status, m.tally.aye, m.tally.nay, m.tally.abstain]);
   const table = mdTable(['motion', 'title', 'status', 'aye', 'nay', 'abstain'], rows);
   return markdown('Motions', [...(status ? [`Showing the ${status} motions.`, ''] : []), table]);
-}
-
-/** The title stays in the heading and the body in a blockquote: no line of either is a line of ours. */
-export function motionMarkdown(motion: MotionDetail): string {
-  const { tally } = motion;
-  const outcome = motion.outcome_reason ? ` (${escapeMarkdownInline(motion.outcome_reason)})` : '';
-  const roll = motion.roll.map((v) => [v.agent_id, v.choice, v.at, v.revision, v.counts ? 'yes' : 'no']);
-  return markdown(`Motion ${motion.motion_id}: ${motion.title}`, [
-    `Status: ${motion.status}${outcome}. Author: ${motion.author}. ` +
-      `Quorum ${motion.quorum_required ?? '-'}; voting closes ${motion.closes_at ?? '-'}. ` +
-      `Tally: aye ${tally.aye}, nay ${tally.nay}, abstain ${tally.abstain}, ${tally.participating} voting, ` +
-      `aye share ${tally.aye_share.toFixed(3)}.`,
-    '',
-    mdQuote(motion.body || '(no body)'),
-    '',
-    '## Changes',
-    '',
-    '```json',
-    JSON.stringify(motion.changes, null, 2),
-    '```',
-    '',
-    '## The roll',
-    '',
-    mdTable(['agent', 'choice', 'at', 'revision', 'counts'], roll),
-  ]);
 }
 
 export function dispatchesMarkdown({ dispatches, older }: DispatchesView): string {

@@ -1,0 +1,25 @@
+import { page, type PageFrame } from '../layout.js';
+import { e, link } from './html_bits.js';
+import { isolateHtml } from '../escape.js';
+import { messageHtml } from '../message_html.js';
+
+export interface AetherView {
+  /** Published messages, newest first. */
+  messages: { message_id: number; agent_id: string; at: string; body: string }[];
+  /** The message_id the next older page starts before, if there is one. */
+  older: number | null;
+}
+
+export function aetherPage(frame: PageFrame, { messages, older }: AetherView): string {
+  // messageHtml is the safe rendering (escaped, links made safe): it is the one value not escaped again.
+  const list = messages
+    .map(
+      (m) =>
+        `<article><p><code>#${m.message_id}</code> ${link(`/agents/${m.agent_id}`, m.agent_id)} at ${e(m.at)}</p><p>${isolateHtml(messageHtml(m.body))}</p></article>`,
+    )
+    .join('\n');
+  return page(
+    frame,
+    `<p>Read-only. Members send with the act <code>aether_send</code>.</p>${list || '<p>Silence so far.</p>'}${older ? `<p>${link(`/aether?before_id=${older}`, 'Older')}</p>` : ''}`,
+  );
+}
