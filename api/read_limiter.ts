@@ -65,6 +65,12 @@ export function nonceLimit(limits: NonceLimits, clock: () => number): AddressLim
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
+/**
+ * The grant page's policy: the one page with a form, so the one that may submit one, and
+ * only to this site. Every other page keeps form-action 'none'.
+ */
+export const GRANT_PAGE_CSP = CONTENT_SECURITY_POLICY.replace("form-action 'none'", "form-action 'self'");
+
 const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
@@ -83,6 +89,9 @@ export function securityHeadersFor(content_type: string): Readonly<Record<string
 export function securityHeaders(): Middleware {
   return async (ctx, next) => {
     await next();
+    // A route may set its own policy (the grant page, GRANT_PAGE_CSP); every other HTML answer gets the shared one.
+    const own_policy = ctx.response.get('Content-Security-Policy');
     ctx.set(securityHeadersFor(String(ctx.response.get('Content-Type'))));
+    if (own_policy) ctx.set('Content-Security-Policy', own_policy);
   };
 }

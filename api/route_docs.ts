@@ -299,9 +299,22 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   {
     method: 'GET',
     path: '/access/grant/{token}',
-    summary: 'Redeems a grant link',
+    summary: 'What a grant link grants, with a button to take it (opening it spends nothing)',
     args: z.object({ token: z.string() }),
-    answers: [html('Granted: this browser is off the watchers display'), html('Unknown or used; nothing changed', 410)],
+    answers: [html('The grant, not yet taken: a page whose form POSTs back here'), html('Unknown or used', 410)],
+  },
+  {
+    method: 'POST',
+    path: '/access/grant/{token}',
+    summary: "Takes a grant: the first to post from the link's page redeems it",
+    description:
+      'A form post with no fields. A post another site makes (Sec-Fetch-Site: cross-site) is refused with 403.',
+    args: z.object({ token: z.string() }),
+    answers: [
+      html('Granted: this browser is off the watchers display'),
+      html('From another site; nothing changed', 403),
+      html('Unknown or used; nothing changed', 410),
+    ],
   },
 
   text(

@@ -40,6 +40,20 @@ ${action}
   );
 }
 
+/**
+ * What a grant link opens: what it grants and a button that takes it. The link alone
+ * spends nothing (a link preview would), so this is the one page with a form: a POST
+ * back to the same address, with nothing in it.
+ */
+export function grantOfferPage(frame: PageFrame, view: { kind: string; action: string }): string {
+  return page(
+    frame,
+    `<p>Someone gave you a grant: <strong>${escapeHtml(view.kind)}</strong>. It takes this browser off the "watching now" display on these pages, and does nothing else.</p>
+<p>Opening this link changed nothing; it can be taken once, by whoever presses the button first.</p>
+<form method="post" action="${escapeHtml(view.action)}"><button type="submit">Take the grant in this browser</button></form>`,
+  );
+}
+
 export function messagePage(frame: PageFrame, paragraphs: string[]): string {
   return page(frame, paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join('\n'));
 }

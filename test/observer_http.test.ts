@@ -94,17 +94,73 @@ describe('grant links', () => {
     const token = granted.url.split('/').pop()!;
     expect(granted.url).toBe(`http://society.test/access/grant/${token}`);
     const visitor = new Visitor();
-    const redeemed = await visitor.get(`/access/grant/${token}`);
+    const redeemed = await visitor.get(`/access/grant/${token}`, { method: 'POST' });
     expect([redeemed.status, redeemed.text.includes('off the watchers display')]).toEqual([200, true]);
     expect((await new Visitor().get('/treasury')).text).not.toContain(visitor.id);
-    const again = await new Visitor().get(`/access/grant/${token}`);
+    const again = await new Visitor().get(`/access/grant/${token}`, { method: 'POST' });
     expect(again.status).toBe(410);
+    expect((await new Visitor().get(`/access/grant/${token}`)).status).toBe(410);
     const ledger = JSON.stringify((await (await fetch(`${url}/api/v1/ledger?limit=1000`)).json()) as object);
     expect(ledger).toContain('grant_issued');
     expect(ledger).not.toContain(token);
     const member = await join(society, 'not-founder');
     const refused = await refusal(member.client.signed('POST', '/api/v1/grants', { kind: 'observer', note: '' }));
     expect([refused.status, refused.code]).toEqual([403, 'FOUNDER_ONLY']);
+  });
+});
+
+describe('a grant link opened by a link preview', () => {
+  async function issue(): Promise<string> {
+    const founder = await founderClient(society);
+    const granted = await founder.signed<{ url: string }>('POST', '/api/v1/grants', { kind: 'observer', note: '' });
+    return granted.url.split('/').pop()!;
+  }
+  const redemptions = async () =>
+    (
+      (await (await fetch(`${url}/api/v1/ledger?limit=1000`)).json()) as { entries: { event_type: string }[] }
+    ).entries.filter((entry) => entry.event_type === 'grant_redeemed').length;
+
+  it('spends nothing on GET: the page offers the grant with a button that posts back, allowed by its own policy only', async () => {
+    const token = await issue();
+    const before = await redemptions();
+    const preview = await new Visitor().get(`/access/grant/${token}`);
+    const second_preview = await new Visitor().get(`/access/grant/${token}`);
+    expect([preview.status, second_preview.status]).toEqual([200, 200]);
+    expect(await redemptions()).toBe(before);
+    expect(preview.text).toContain(`<form method="post" action="/access/grant/${token}">`);
+    expect(preview.headers.get('cache-control')).toBe('no-store');
+    expect(preview.headers.get('content-security-policy')).toContain("form-action 'self'");
+    expect(preview.headers.get('content-security-policy')).toContain("script-src 'self';");
+    expect((await new Visitor().get('/treasury')).headers.get('content-security-policy')).toContain(
+      "form-action 'none'",
+    );
+    const person = new Visitor();
+    await person.get(`/access/grant/${token}`);
+    expect((await person.get(`/access/grant/${token}`, { method: 'POST' })).status).toBe(200);
+    expect(await redemptions()).toBe(before + 1);
+  });
+
+  it('refuses a post another site makes, and the grant stays to be taken', async () => {
+    const token = await issue();
+    const before = await redemptions();
+    const forged = await new Visitor().get(`/access/grant/${token}`, {
+      method: 'POST',
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
+    expect([forged.status, await redemptions()]).toEqual([403, before]);
+    expect((await new Visitor().get(`/access/grant/${token}`)).status).toBe(200);
+    const taken = await new Visitor().get(`/access/grant/${token}`, {
+      method: 'POST',
+      headers: { 'sec-fetch-site': 'same-origin' },
+    });
+    expect([taken.status, await redemptions()]).toEqual([200, before + 1]);
+  });
+
+  it('answers 410 for a token of the wrong shape or one never issued, by GET or POST', async () => {
+    for (const token of ['short', 'A'.repeat(32)]) {
+      expect((await new Visitor().get(`/access/grant/${token}`)).status).toBe(410);
+      expect((await new Visitor().get(`/access/grant/${token}`, { method: 'POST' })).status).toBe(410);
+    }
   });
 });
 
