@@ -30,6 +30,8 @@ import { registrationLimiter, type RegistrationLimits } from './registration_lim
 import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
 import { mountCheckpointRoutes } from './log/checkpoint_routes.js';
+import type { EventHub } from './events/event_hub.js';
+import { mountEventRoutes } from './events/event_routes.js';
 import type { TransparencyLog } from './log/transparency_log.js';
 import { SignatureVerifier } from './signature_verifier.js';
 import { type Engine, type LmdbStore, register } from '../engine/index.js';
@@ -53,6 +55,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** The ledger as a transparency log: tree, checkpoints, witnesses' cosignatures. */
   transparency: TransparencyLog;
+  /** The ledger as Server-Sent Events, fed by the engine's durable ticks. */
+  events: EventHub;
   /** Structured lines about what happened (never bodies, keys or session ids). */
   log: (line: Record<string, unknown>) => void;
 }
@@ -96,6 +100,7 @@ export function createApp(deps: AppDeps): TesseraApp {
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
   mountActRoutes(router, { engine: deps.engine, authenticator, log: deps.transparency });
   mountCheckpointRoutes(router, deps.transparency);
+  mountEventRoutes(router, deps.events);
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };
   mountMembershipRoutes(router, payment_deps);
   const watchers = new Watchers(deps.clock);

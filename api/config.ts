@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { PaymentsConfig } from './payments/processor.js';
 import type { RegistrationLimits } from './registration_limiter.js';
+import type { EventStreamLimits } from './events/event_limits.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -74,6 +75,8 @@ export interface Config {
   log_origin?: string;
   /** The tlog witnesses each new checkpoint goes to (none: checkpoints are served as the log signed them). */
   witnesses: { url: string; vkey: string }[];
+  /** The event stream's bounds (api/events/event_limits.ts); absent, its defaults. Not from the environment: tests narrow them. */
+  event_stream_limits?: Partial<EventStreamLimits>;
   /** Signs cookies; generated into the data folder when not given. */
   cookie_secret?: string;
   /** Absent: payments off (the embedded default). */

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { RefusalCode } from '../engine/index.js';
 import { ReceiptParams } from './log/checkpoint_routes.js';
+import { EventStreamArgs } from './events/event_filter.js';
+import { EVENTS_PATH } from './events/event_routes.js';
+import { EVENT_STREAM_LIMITS } from './events/event_limits.js';
 
 /** One answer of a route: its status, its media type and, for JSON, its shape. */
 export interface RouteAnswer {
@@ -334,6 +337,21 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     args: ReceiptParams,
     answers: [json(ReceiptSchema, 'The receipt')],
     refusals: ['VALIDATION_FAILED', 'UNKNOWN_ENTRY'],
+  },
+  {
+    method: 'GET',
+    path: EVENTS_PATH,
+    summary: 'The ledger as Server-Sent Events: each entry once its tick is durable, resumable, filterable',
+    description:
+      'Each event is `id: <seq>`, `event: entry`, `data: <the entry JSON exactly as GET /api/v1/ledger serves it>`. ' +
+      'Resume with the Last-Event-ID header (the last seq received; browsers send it when they reconnect) or ' +
+      '`from` (the first seq wanted); without either, only entries committed from now on. A comment line every ' +
+      '15 s keeps an idle stream open. A client that leaves more than 1 MiB unread, or stops reading for 30 s, gets ' +
+      'a last event `dropped` with `{"reason", "resume_from"}` and the stream ends. At most ' +
+      `${EVENT_STREAM_LIMITS.streams_per_address_max} streams per client address; past it, or when the service holds all it takes, 429.`,
+    args: EventStreamArgs,
+    answers: [{ status: 200, media_type: 'text/event-stream', description: 'The stream' }],
+    refusals: ['VALIDATION_FAILED', 'RATE_LIMITED'],
   },
   text('/chronicle.rss', 'The chronicle as an RSS feed', 'application/rss+xml'),
   text('/robots.txt', 'Everything is crawlable', TEXT_PLAIN),

@@ -18,6 +18,9 @@ import { Checkpoints } from './log/checkpoints.js';
 import { defaultOrigin, loadOrCreateLogKey } from './log/log_key.js';
 import { TransparencyLog } from './log/transparency_log.js';
 import { COSIGNED_CHECKPOINT_FILE, Witnessing } from './log/witnessing.js';
+import { EventHub } from './events/event_hub.js';
+import { EVENT_STREAM_LIMITS } from './events/event_limits.js';
+import { ledgerReaderOf } from './read_context.js';
 
 export interface RunningSociety {
   url: string;
@@ -74,6 +77,8 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     throw error;
   }
   let engine_ref: Engine | undefined;
+  // Made after the engine opens (it reads the durable head); the engine publishes to it from then on.
+  let events_ref: EventHub | undefined;
   const metrics = new Metrics(() => engine_ref);
   let founder: FounderSetup;
   let engine: Engine;
@@ -85,6 +90,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       queue_depth_max: config.queue_depth_max,
       monotonic_ms: () => performance.now(),
       on_tick: (report) => metrics.onTick(report),
+      on_committed: (entries) => events_ref?.publish(entries),
       on_fault: (error, action) => report(error, `engine apply of ${action.act}`),
       on_fatal:
         options.on_fatal ??
@@ -124,6 +130,13 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         )
       : undefined;
   const transparency = new TransparencyLog(engine.log_tree, checkpoints, (seq) => store.ledgerJson(seq), witnessing);
+  const events = new EventHub({
+    ...EVENT_STREAM_LIMITS,
+    ...config.event_stream_limits,
+    ledger: ledgerReaderOf(store),
+    clock,
+  });
+  events_ref = events;
   const processor = config.payments ? new Processor(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
@@ -153,6 +166,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     body_limit_bytes: config.body_limit_bytes,
     started_at_ms: clock(),
     transparency,
+    events,
   });
   const server: Server = await new Promise((resolve, reject) => {
     const listening = createServer(app.listener).listen(config.port, config.host, () => resolve(listening));
@@ -179,6 +193,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     routes: app.routes,
     paths: app.paths,
     async close() {
+      events.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -2,6 +2,8 @@ import type { AgentKey } from './keys.js';
 import { solveChallenge, type PomChallenge } from './pom_solver.js';
 import { signText } from './keys.js';
 import { verifyReceipt, type Receipt, type ReceiptCheck } from './tlog/receipt.js';
+import { followLedger, type FollowOptions } from './event_stream.js';
+import type { WireEntry } from './ledger_check.js';
 import {
   HEADER_AGENT_ID,
   HEADER_NEXT_NONCE,
@@ -71,6 +73,11 @@ export class TesseraClient {
   async get<T = unknown>(path: string): Promise<T> {
     const response = await this.fetcher(this.base_url + path);
     return (await this.decode(response)) as T;
+  }
+
+  /** The ledger as it grows, entry by entry, resuming by itself after a dropped connection (client/event_stream.ts). */
+  follow(options: FollowOptions = {}): AsyncGenerator<WireEntry> {
+    return followLedger(this.base_url, options, this.fetcher);
   }
 
   async nonce(agent_id: string): Promise<string> {

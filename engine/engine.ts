@@ -38,6 +38,11 @@ export interface EngineOptions {
    */
   monotonic_ms?: () => number;
   on_tick?: (report: TickReport) => void;
+  /**
+   * The entries of each tick, once they are durable and the tick's callers are answered:
+   * what the host may publish (the event stream), never earlier. Ticks arrive in order.
+   */
+  on_committed?: (entries: readonly ChainedEntry[]) => void;
   /** Progress while the ledger's Merkle tree is built for a store written before it existed. */
   on_tree_build?: (leaves: number, of_leaves: number) => void;
 }
@@ -254,6 +259,7 @@ export class Engine {
         this.commits_in_flight--;
         if (this.tick_wanted || this.queue.length > 0) this.schedule();
         batch.forEach((pending, index) => pending.resolve(answers[index]!));
+        if (entries.length > 0) this.options.on_committed?.(entries);
         if (this.options.on_tick) {
           const committed_ms = this.options.monotonic_ms?.() ?? 0;
           const outcomes = batch.map((pending, index) => ({
