@@ -31,6 +31,8 @@ import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
 import { mountCheckpointRoutes } from './log/checkpoint_routes.js';
 import type { EventHub } from './events/event_hub.js';
+import type { EventStreamLimits } from './events/event_limits.js';
+import type { WorldChanges } from './events/world_changes.js';
 import { mountEventRoutes } from './events/event_routes.js';
 import type { TransparencyLog } from './log/transparency_log.js';
 import { SignatureVerifier } from './signature_verifier.js';
@@ -55,8 +57,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** The ledger as a transparency log: tree, checkpoints, witnesses' cosignatures. */
   transparency: TransparencyLog;
-  /** The ledger as Server-Sent Events, fed by the engine's durable ticks. */
-  events: EventHub;
+  /** The ledger and the world's changes as Server-Sent Events, fed by the engine's durable ticks. */
+  events: { ledger: EventHub; world: WorldChanges; limits: Readonly<EventStreamLimits> };
   /** Structured lines about what happened (never bodies, keys or session ids). */
   log: (line: Record<string, unknown>) => void;
 }

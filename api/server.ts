@@ -19,6 +19,7 @@ import { defaultOrigin, loadOrCreateLogKey } from './log/log_key.js';
 import { TransparencyLog } from './log/transparency_log.js';
 import { COSIGNED_CHECKPOINT_FILE, Witnessing } from './log/witnessing.js';
 import { EventHub } from './events/event_hub.js';
+import { WorldChanges } from './events/world_changes.js';
 import { EVENT_STREAM_LIMITS } from './events/event_limits.js';
 import { ledgerReaderOf } from './read_context.js';
 
@@ -78,7 +79,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   }
   let engine_ref: Engine | undefined;
   // Made after the engine opens (it reads the durable head); the engine publishes to it from then on.
-  let events_ref: EventHub | undefined;
+  let events_ref: { ledger: EventHub; world: WorldChanges } | undefined;
   const metrics = new Metrics(() => engine_ref);
   let founder: FounderSetup;
   let engine: Engine;
@@ -90,7 +91,10 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       queue_depth_max: config.queue_depth_max,
       monotonic_ms: () => performance.now(),
       on_tick: (report) => metrics.onTick(report),
-      on_committed: (entries) => events_ref?.publish(entries),
+      on_committed: (entries) => {
+        events_ref?.ledger.publish(entries);
+        events_ref?.world.publish(entries.at(-1)!.seq);
+      },
       on_fault: (error, action) => report(error, `engine apply of ${action.act}`),
       on_fatal:
         options.on_fatal ??
@@ -130,16 +134,16 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         )
       : undefined;
   const transparency = new TransparencyLog(engine.log_tree, checkpoints, (seq) => store.ledgerJson(seq), witnessing);
-  const events = new EventHub({
-    ...EVENT_STREAM_LIMITS,
-    ...config.event_stream_limits,
-    ledger: ledgerReaderOf(store),
-    clock,
-  });
-  events_ref = events;
   const processor = config.payments ? new Processor(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
+  const stream_limits = { ...EVENT_STREAM_LIMITS, ...config.event_stream_limits };
+  const events = {
+    ledger: new EventHub({ ...stream_limits, ledger: ledgerReaderOf(store), clock }),
+    world: new WorldChanges(stream_limits, clock, () => engine.state.world, chunks),
+    limits: stream_limits,
+  };
+  events_ref = events;
   const operations = new Operations(
     engine,
     store,
@@ -193,7 +197,8 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     routes: app.routes,
     paths: app.paths,
     async close() {
-      events.close();
+      events.ledger.close();
+      events.world.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { followLedger } from '../client/event_stream.js';
 import type { WireEntry } from '../client/ledger_check.js';
 import { EventHub } from '../api/events/event_hub.js';
@@ -126,6 +127,35 @@ describe('the event stream', () => {
   }, 120_000);
 });
 
+describe('the world-change stream', () => {
+  it('names each chunk a durable tick changed, with the ETag its chunk read now answers', async () => {
+    const response = await fetch(`${society.url}/api/v1/world/changes`);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const events = response
+      .body!.pipeThrough(new TextDecoderStream())
+      .pipeThrough(new EventSourceParserStream())
+      .getReader();
+    const position = society.engine.state.world.agents.get(ada.id)!;
+    const step = position.x > 1024 ? 'w' : 'e';
+    await ada.client.act('world_move', { path: [step, step, step] });
+    const { value } = await events.read();
+    await events.cancel();
+    expect(value!.event).toBe('chunks');
+    const changes = JSON.parse(value!.data) as {
+      seq: number;
+      chunks: { chunk_x: number; chunk_y: number; etag: string }[];
+    };
+    const after = society.engine.state.world.agents.get(ada.id)!;
+    const here = changes.chunks.find(
+      (chunk) => chunk.chunk_x === Math.floor(after.x / 64) && chunk.chunk_y === Math.floor(after.y / 64),
+    );
+    expect(here).toBeDefined();
+    const read = await fetch(`${society.url}/api/v1/world/chunk/${here!.chunk_x}/${here!.chunk_y}`);
+    expect(read.headers.get('etag')).toBe(here!.etag);
+    expect(changes.seq).toBe(head());
+  });
+});
+
 describe('a subscriber that stops reading', () => {
   it('is cut off past its buffer with a last event naming where to resume, while others keep receiving', () => {
     const ledger = { head: () => ({ seq: 0, hash: '' }), page: () => [] as string[] };
@@ -159,7 +189,7 @@ describe('a subscriber that stops reading', () => {
     const stalled = new StuckSocket();
     hub.subscribe(stalled.response, () => true, false, undefined);
     hub.publish([{ seq: 1, json: '{"seq":1}' }]);
-    const beat = () => (hub as unknown as { beat(): void }).beat();
+    const beat = () => hub.beat();
     beat();
     now_ms += 29_000;
     beat();

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { LedgerReader } from '../../engine/index.js';
 import type { EntryFilter, FilterableEntry } from './event_filter.js';
 import type { EventStreamLimits } from './event_limits.js';
+import { type SseSubscriber, SseSubscribers } from './sse_subscribers.js';
 
 export interface EventHubOptions extends EventStreamLimits {
   ledger: LedgerReader;
@@ -12,8 +13,7 @@ export interface EventHubOptions extends EventStreamLimits {
 /** Entries read from the store per step of a catch-up: a step never holds the event loop for long. */
 const catch_up_page_entries = 256;
 
-interface Subscriber {
-  res: ServerResponse;
+interface Subscriber extends SseSubscriber {
   filter: EntryFilter;
   /** Filters that pass everything need no parse of the entry. */
   filtered: boolean;
@@ -21,9 +21,6 @@ interface Subscriber {
   next_seq: number;
   /** Caught up: fed by publish, not by reading the store. */
   live: boolean;
-  /** When its unread bytes were last seen to be more than zero without draining. */
-  stalled_since_ms: number | undefined;
-  unread_bytes_seen: number;
 }
 
 interface Published {
@@ -42,27 +39,19 @@ interface Published {
  * naming the seq to resume from.
  */
 export class EventHub {
-  private readonly subscribers = new Set<Subscriber>();
+  private readonly subscribers: SseSubscribers<Subscriber>;
   private published_seq: number;
-  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(private readonly options: EventHubOptions) {
     this.published_seq = options.ledger.head().seq;
-    this.heartbeat = setInterval(() => this.beat(), options.heartbeat_seconds * 1000);
-    this.heartbeat.unref();
-  }
-
-  get limits(): Readonly<EventStreamLimits> {
-    return this.options;
+    this.subscribers = new SseSubscribers(options, options.clock, (subscriber) => ({
+      resume_from: subscriber.next_seq,
+    }));
   }
 
   /** Streams open now. */
   get size(): number {
     return this.subscribers.size;
-  }
-
-  get full(): boolean {
-    return this.subscribers.size >= this.options.subscribers_max;
   }
 
   /** The newest durable seq the hub has published. */
@@ -85,9 +74,6 @@ export class EventHub {
       unread_bytes_seen: 0,
     };
     this.subscribers.add(subscriber);
-    res.on('close', () => this.subscribers.delete(subscriber));
-    // The browser's EventSource waits this long before reconnecting, with Last-Event-ID.
-    res.write('retry: 2000\n\n');
     void this.catchUp(subscriber);
   }
 
@@ -113,9 +99,12 @@ export class EventHub {
 
   /** Ends every stream (the server is closing). */
   close(): void {
-    clearInterval(this.heartbeat);
-    for (const subscriber of this.subscribers) subscriber.res.end();
-    this.subscribers.clear();
+    this.subscribers.close();
+  }
+
+  /** The heartbeat and stall check, run on a timer; tests call it to move time on. */
+  beat(): void {
+    this.subscribers.beat();
   }
 
   /** Sends one entry if it passes the filter; false when the subscriber was cut off. */
@@ -125,10 +114,7 @@ export class EventHub {
       item.entry ??= JSON.parse(item.json) as FilterableEntry;
       if (!subscriber.filter(item.entry)) return true;
     }
-    subscriber.res.write(`id: ${item.seq}\nevent: entry\ndata: ${item.json}\n\n`);
-    if (subscriber.res.writableLength <= this.options.buffer_bytes_max) return true;
-    this.cutOff(subscriber, 'slow_reader');
-    return false;
+    return this.subscribers.write(subscriber, `id: ${item.seq}\nevent: entry\ndata: ${item.json}\n\n`);
   }
 
   /** Reads from the store until the subscriber reaches the published head, then goes live. */
@@ -150,32 +136,6 @@ export class EventHub {
       if (subscriber.res.writableLength > buffer_bytes_max / 2) await drained(subscriber.res);
       else await new Promise((resolve) => setImmediate(resolve));
     }
-  }
-
-  private beat(): void {
-    const now_ms = this.options.clock();
-    for (const subscriber of this.subscribers) {
-      const unread = subscriber.res.writableLength;
-      if (unread > 0 && unread >= subscriber.unread_bytes_seen) {
-        subscriber.stalled_since_ms ??= now_ms;
-        if (now_ms - subscriber.stalled_since_ms >= this.options.stall_seconds * 1000) {
-          this.cutOff(subscriber, 'stalled');
-          continue;
-        }
-      } else {
-        subscriber.stalled_since_ms = undefined;
-      }
-      subscriber.unread_bytes_seen = unread;
-      subscriber.res.write(': keep-alive\n\n');
-    }
-  }
-
-  /** The last event says where to resume; then the stream ends, and is destroyed if it never drains. */
-  private cutOff(subscriber: Subscriber, reason: 'slow_reader' | 'stalled'): void {
-    this.subscribers.delete(subscriber);
-    const resume = JSON.stringify({ reason, resume_from: subscriber.next_seq });
-    subscriber.res.end(`event: dropped\ndata: ${resume}\n\n`);
-    setTimeout(() => subscriber.res.destroy(), this.options.stall_seconds * 1000).unref();
   }
 }
 
