@@ -9,7 +9,8 @@ import {
   type Engine,
   type SubmitResult,
 } from '../engine/index.js';
-import type { Authenticator } from './authenticate.js';
+import type { Authenticated, Authenticator } from './authenticate.js';
+import { rateLimitHeaders } from './address_limit.js';
 import { canonicalOrThrow, parseOrThrow } from './parse.js';
 import { RefusalError } from './refusal_error.js';
 import type { Receipt, TransparencyLog } from './log/transparency_log.js';
@@ -27,6 +28,8 @@ interface ActRouteDeps {
   authenticator: Authenticator;
   /** Gives each write its receipt: the proof that its first entry is on the log. */
   log: TransparencyLog;
+  /** The host clock: what an act's allowance (its RateLimit headers) is counted at. */
+  clock: () => number;
 }
 
 /**
@@ -84,6 +87,21 @@ async function perform(
   const full = act.effect === 'write' ? deps.engine.queueFullRefusal() : undefined;
   if (full) throw new RefusalError(full);
   const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload);
+  try {
+    return await performAs(deps, act, auth, payload, pom);
+  } finally {
+    // An act under a rolling-window rule says what its actor has left, refused or not.
+    if (act.allowance) ctx.set(rateLimitHeaders(act.allowance(deps.engine.state, auth.actor, deps.clock())));
+  }
+}
+
+async function performAs(
+  deps: ActRouteDeps,
+  act: ActDefinition,
+  auth: Authenticated,
+  payload: unknown,
+  pom: PomAnswer | undefined,
+): Promise<Performed> {
   const outcome =
     act.effect === 'read'
       ? deps.engine.read(act, auth.actor, payload)

@@ -1,6 +1,7 @@
+import type { Context } from 'koa';
 import { clientAddressKey } from './client_address.js';
 import { RefusalError } from './refusal_error.js';
-import { TokenBuckets, type BucketRate, type Taken } from './token_buckets.js';
+import { TokenBuckets, type BucketRate, type RateStanding, type Taken } from './token_buckets.js';
 
 /**
  * A limit per client address (an IPv6 client counts as its /64): past the burst,
@@ -25,8 +26,35 @@ export class AddressLimit {
       throw RefusalError.of('RATE_LIMITED', this.refusal_message, { retry_after_seconds: taken.retry_after_seconds });
   }
 
+  /** Checks a request's address, and says on the answer what it has left, refused (429) or not. */
+  checkRequest(ctx: Pick<Context, 'ip' | 'set'>): void {
+    try {
+      this.check(ctx.ip);
+    } finally {
+      ctx.set(this.lastHeaders());
+    }
+  }
+
+  /** The headers saying what the address of the last check or take has left. */
+  lastHeaders(): Record<string, string> {
+    return rateLimitHeaders(this.buckets.lastStanding());
+  }
+
   /** Takes one of this address's tokens if there is one; a refusal spends nothing. */
   take(ip: string): Taken {
     return this.buckets.take(clientAddressKey(ip));
   }
+}
+
+/**
+ * A limit's standing as response headers (the IETF httpapi rate-limit fields in their
+ * three-field form): the bucket's size, what is left now, and the seconds until it is
+ * full again.
+ */
+export function rateLimitHeaders({ limit, remaining, reset_seconds }: RateStanding): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(limit),
+    'RateLimit-Remaining': String(remaining),
+    'RateLimit-Reset': String(reset_seconds),
+  };
 }

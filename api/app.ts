@@ -100,7 +100,7 @@ export function createApp(deps: AppDeps): TesseraApp {
   mountReadRoutes(router, deps);
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
-  mountActRoutes(router, { engine: deps.engine, authenticator, log: deps.transparency });
+  mountActRoutes(router, { engine: deps.engine, authenticator, log: deps.transparency, clock: deps.clock });
   mountCheckpointRoutes(router, deps.transparency);
   mountEventRoutes(router, deps.events);
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };

@@ -43,7 +43,7 @@ export function isLimitedRead(method: string, path: string): boolean {
 export function readLimiter(limit: AddressLimit): Middleware {
   return async (ctx, next) => {
     if (!isLimitedRead(ctx.method, ctx.path)) return next();
-    limit.check(ctx.ip);
+    limit.checkRequest(ctx);
     await next();
   };
 }

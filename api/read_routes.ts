@@ -29,7 +29,7 @@ export function mountReadRoutes(router: Routes, deps: ReadDeps): void {
 
   const nonce_limit = nonceLimit(deps.nonce_limits, deps.clock);
   router.get('/api/v1/nonce', (ctx) => {
-    nonce_limit.check(ctx.ip);
+    nonce_limit.checkRequest(ctx);
     const { agent } = parseOrThrow(NonceQuery, ctx.query, ['query']);
     const issued = nonces.issue(agent);
     ctx.set('Cache-Control', 'no-store');

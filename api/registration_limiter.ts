@@ -22,7 +22,7 @@ export function registrationLimiter(limits: RegistrationLimits, clock: () => num
     clock,
   );
   return async (ctx, next) => {
-    limit.check(ctx.ip);
+    limit.checkRequest(ctx);
     await next();
   };
 }

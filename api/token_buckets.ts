@@ -5,6 +5,13 @@ export interface BucketRate {
   burst: number;
 }
 
+/** What a client has left of a limit: RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. */
+export interface RateStanding {
+  limit: number;
+  remaining: number;
+  reset_seconds: number;
+}
+
 export type Taken = { granted: true } | { granted: false; retry_after_seconds: number };
 
 interface Bucket {
@@ -28,6 +35,8 @@ export class TokenBuckets {
   /** A bucket left alone this long is full again. */
   private readonly refill_ms: number;
   private next_sweep_ms = 0;
+  /** The tokens the last take left (or found, when it refused): what the rate-limit headers report, read in the same turn. */
+  private last_tokens = 0;
 
   constructor(
     private readonly rate: BucketRate,
@@ -52,13 +61,28 @@ export class TokenBuckets {
       bucket.tokens + (Math.max(0, now - bucket.at_ms) / 1000) * this.rate.tokens_per_second,
     );
     bucket.at_ms = now;
+    this.last_tokens = bucket.tokens;
     if (bucket.tokens < 1)
       return {
         granted: false,
         retry_after_seconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate.tokens_per_second)),
       };
     bucket.tokens -= 1;
+    this.last_tokens = bucket.tokens;
     return GRANTED;
+  }
+
+  /**
+   * The key of the last take, as the rate-limit headers say it: the bucket's size, the
+   * whole tokens left, and the seconds until it is full again. Read right after take.
+   */
+  lastStanding(): RateStanding {
+    const missing = this.rate.burst - this.last_tokens;
+    return {
+      limit: this.rate.burst,
+      remaining: Math.floor(this.last_tokens),
+      reset_seconds: missing <= 0 ? 0 : Math.ceil(missing / this.rate.tokens_per_second),
+    };
   }
 
   private sweep(now: number): void {

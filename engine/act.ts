@@ -3,6 +3,7 @@ import type { Refusal } from './refusals.js';
 import type { LedgerEvent, ProofForm } from './ledger.js';
 import type { SocietyState } from './state.js';
 import type { EpochMs } from './time.js';
+import type { RollingAllowance } from './rolling_limit.js';
 
 /**
  * Whose key must sign an act:
@@ -67,6 +68,12 @@ interface ActBase<P extends z.ZodType> {
    */
   idempotent?: boolean;
   destructive?: boolean;
+  /**
+   * For an act under a rolling-window rule (motions a day, messages a minute): what the
+   * actor has left at a time, which the act enforces and the answer reports in its
+   * RateLimit headers.
+   */
+  allowance?: (state: Readonly<SocietyState>, actor: string, at_ms: EpochMs) => RollingAllowance;
 }
 
 /** An act that changes the state: queued, applied in a tick, logged and put on the ledger. */
@@ -107,7 +114,7 @@ export type MemberActDefinition<P extends z.ZodType> = Omit<WriteAct<P>, 'effect
  * the catalogue reads the same whichever form an act was declared in.
  */
 export function defineMemberAct<P extends z.ZodType>(definition: MemberActDefinition<P>): WriteAct<P> {
-  const { name, summary, payload, rest, pom = false, idempotent, destructive, apply } = definition;
+  const { name, summary, payload, rest, pom = false, idempotent, destructive, allowance, apply } = definition;
   return {
     effect: 'write',
     name,
@@ -119,6 +126,7 @@ export function defineMemberAct<P extends z.ZodType>(definition: MemberActDefini
     gates: { membership: true, pom },
     ...(idempotent === undefined ? {} : { idempotent }),
     ...(destructive === undefined ? {} : { destructive }),
+    ...(allowance === undefined ? {} : { allowance }),
     apply,
   };
 }

@@ -49,7 +49,7 @@ export function tileFastPath({ tiles, read_limit, metrics, client_ip }: TileFast
     const answer = tileAnswer(served, req.headers['if-none-match'] ?? '');
     const headers = answer.status === 200 ? { 'Content-Length': served.bytes.length } : {};
     const security = securityHeadersFor(answer.headers['Content-Type'] ?? '');
-    res.writeHead(answer.status, { ...answer.headers, ...headers, ...security });
+    res.writeHead(answer.status, { ...answer.headers, ...headers, ...security, ...read_limit.lastHeaders() });
     // Node writes no body for HEAD; the headers are GET's, Content-Length included, as Koa answers HEAD.
     res.end(answer.status === 200 && method === 'GET' ? served.bytes : undefined);
     metrics.requestAnswered(TILE_ROUTE, method, answer.status, started_ms);

@@ -2,12 +2,20 @@ import { z } from 'zod';
 import { multiLineText } from '../text.js';
 import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
-import { isoAt } from '../time.js';
+import { isoAt, type EpochMs } from '../time.js';
+import { rollingAllowance, rollingRefusal } from '../rolling_limit.js';
+import type { SocietyState } from '../state.js';
 import { routeToHub } from '../aether/routing.js';
 import { memberOf } from '../world/rules.js';
 import { ownValue } from '../keyed.js';
 
 const MINUTE_MS = 60_000;
+
+/** Messages a member may still send: aether_messages_per_minute_max in any rolling minute. */
+function sendingAllowance(state: Readonly<SocietyState>, actor: string, at_ms: EpochMs) {
+  const sent = ownValue(state.aether.sends, actor) ?? [];
+  return rollingAllowance(sent, at_ms, MINUTE_MS, state.params.aether_messages_per_minute_max);
+}
 export const aether_body_chars_limit = 4000;
 
 export const AetherSendSchema = z.strictObject({
@@ -23,6 +31,7 @@ export const aetherSend = defineMemberAct({
     'It appears in the feed after aether_delay_seconds. At most aether_messages_per_minute_max a minute, aether_body_chars_max characters each.',
   payload: AetherSendSchema,
   pom: true,
+  allowance: sendingAllowance,
   apply(ctx, { body, scope }) {
     const { state, at_ms, actor } = ctx;
     const { aether, params } = state;
@@ -32,11 +41,11 @@ export const aetherSend = defineMemberAct({
         `A message holds at most ${params.aether_body_chars_max} characters; this one has ${body.length}.`,
       );
     const recent = (ownValue(aether.sends, actor) ?? []).filter((sent) => sent > at_ms - MINUTE_MS);
-    if (recent.length >= params.aether_messages_per_minute_max) {
-      return refuse('RATE_LIMITED', `At most ${params.aether_messages_per_minute_max} messages a minute.`, {
-        retry_after_seconds: Math.ceil((recent[0]! + MINUTE_MS - at_ms) / 1000),
-      });
-    }
+    const limited = rollingRefusal(
+      rollingAllowance(recent, at_ms, MINUTE_MS, params.aether_messages_per_minute_max),
+      `At most ${params.aether_messages_per_minute_max} messages a minute.`,
+    );
+    if (limited) return limited;
     const agent = memberOf(ctx);
     let route = 'global';
     if (!params.aether_commons) {

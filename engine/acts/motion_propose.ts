@@ -2,13 +2,21 @@ import { z } from 'zod';
 import { multiLineText, oneLineText, quoteMemberText } from '../text.js';
 import { defineMemberAct } from '../act.js';
 import { sha256Hex } from '../canonical.js';
-import { refuse } from '../refusals.js';
+import { rollingAllowance, rollingRefusal } from '../rolling_limit.js';
+import type { SocietyState } from '../state.js';
+import type { EpochMs } from '../time.js';
 import { ChangeSchema, checkChanges } from '../governance/changes.js';
 import { chronicle, signalsOf, type Motion } from '../governance/governance_state.js';
 import { bedrockRefusal } from '../governance/motion_rules.js';
 import { keyedRecord, ownValue } from '../keyed.js';
 
 const DAY_MS = 86_400_000;
+
+/** Motions a member may still file: motions_per_day_max in any rolling day. */
+function filingAllowance(state: Readonly<SocietyState>, actor: string, at_ms: EpochMs) {
+  const filed = ownValue(state.governance.filings, actor) ?? [];
+  return rollingAllowance(filed, at_ms, DAY_MS, state.params.motions_per_day_max);
+}
 
 export const ProposeSchema = z.strictObject({
   title: oneLineText(200).min(1),
@@ -23,18 +31,17 @@ export const motionPropose = defineMemberAct({
     'Returns its motion_id (M-<4 digits>-<4 hex>). At most motions_per_day_max (6) per member per rolling day. A change touching Bedrock is refused and recorded on the P0 list.',
   payload: ProposeSchema,
   pom: true,
+  allowance: filingAllowance,
   apply(ctx, request) {
     const { state, at_ms, actor } = ctx;
     const governance = state.governance;
+    // Only the filings of the last day are kept: the state holds no more than the rule reads.
     const recent = (ownValue(governance.filings, actor) ?? []).filter((filed) => filed > at_ms - DAY_MS);
-    if (recent.length >= state.params.motions_per_day_max) {
-      const retry_after_seconds = Math.ceil((recent[0]! + DAY_MS - at_ms) / 1000);
-      return refuse(
-        'RATE_LIMITED',
-        `At most ${state.params.motions_per_day_max} motions per member in a rolling day.`,
-        { retry_after_seconds },
-      );
-    }
+    const limited = rollingRefusal(
+      rollingAllowance(recent, at_ms, DAY_MS, state.params.motions_per_day_max),
+      `At most ${state.params.motions_per_day_max} motions per member in a rolling day.`,
+    );
+    if (limited) return limited;
     const bedrock = bedrockRefusal(ctx, request.changes, 'filing', request);
     if (bedrock) return bedrock;
     const invalid = checkChanges(state, request.changes);
