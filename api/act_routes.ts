@@ -3,6 +3,10 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import {
   type ActDefinition,
+  type ApplyOutcome,
+  keptOutcome,
+  type ReadAct,
+  type RefusalCode,
   CATALOGUE,
   findAct,
   type PomAnswer,
@@ -11,6 +15,7 @@ import {
 } from '../engine/index.js';
 import type { Authenticated, Authenticator } from './authenticate.js';
 import { rateLimitHeaders } from './address_limit.js';
+import { type Found, HEADER_IDEMPOTENT_REPLAYED, type RetryBook } from './retries/retry_book.js';
 import { canonicalOrThrow, parseOrThrow } from './parse.js';
 import { RefusalError } from './refusal_error.js';
 import type { Receipt, TransparencyLog } from './log/transparency_log.js';
@@ -30,6 +35,8 @@ interface ActRouteDeps {
   log: TransparencyLog;
   /** The host clock: what an act's allowance (its RateLimit headers) is counted at. */
   clock: () => number;
+  /** The answers kept for retried requests. */
+  retries: RetryBook;
 }
 
 /**
@@ -68,12 +75,18 @@ export function mountActRoutes(router: Routes, deps: ActRouteDeps): void {
   });
 }
 
-type Performed = { result: Record<string, unknown>; entries?: Extract<SubmitResult, { ok: true }>['entries'] };
+/** What an act answered: its result, where it landed on the ledger, and the first entry's text when at hand. */
+interface Performed {
+  result: Record<string, unknown>;
+  ledger: { first_seq: number; last_seq: number } | null;
+  first_entry_json?: string;
+}
 
 /**
  * Signature first, then the act: a write goes through the engine's queue and answers
  * once durable; a read is answered by the engine from the state at once (its gates
- * checked there, once) and touches nothing.
+ * checked there, once) and touches nothing. A request refused for its nonce may be a
+ * retry of one already answered: it gets that answer again (RetryBook).
  */
 async function perform(
   ctx: Context,
@@ -86,12 +99,23 @@ async function perform(
   // A full queue is answered before the signature is checked, so the request's nonce stays good for the retry.
   const full = act.effect === 'write' ? deps.engine.queueFullRefusal() : undefined;
   if (full) throw new RefusalError(full);
-  const auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload);
+  let actor: string | undefined;
   try {
+    let auth: Authenticated;
+    try {
+      auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload);
+    } catch (error) {
+      const found = isNonceRefusal(error) ? await deps.retries.find(ctx, canonical_body) : undefined;
+      if (!found) throw error;
+      actor = found.agent_id;
+      return replay(ctx, deps, act, payload, found);
+    }
+    actor = auth.actor;
     return await performAs(deps, act, auth, payload, pom);
   } finally {
     // An act under a rolling-window rule says what its actor has left, refused or not.
-    if (act.allowance) ctx.set(rateLimitHeaders(act.allowance(deps.engine.state, auth.actor, deps.clock())));
+    if (act.allowance && actor !== undefined)
+      ctx.set(rateLimitHeaders(act.allowance(deps.engine.state, actor, deps.clock())));
   }
 }
 
@@ -102,19 +126,49 @@ async function performAs(
   payload: unknown,
   pom: PomAnswer | undefined,
 ): Promise<Performed> {
-  const outcome =
-    act.effect === 'read'
-      ? deps.engine.read(act, auth.actor, payload)
-      : await deps.engine.submit({
-          act: act.name,
-          actor: auth.actor,
-          payload,
-          proof: auth.proof,
-          consumed_nonce: auth.consumed_nonce,
-          ...(pom ? { pom } : {}),
-        });
+  const kept = deps.retries.toKeep(auth);
+  if (act.effect === 'read') {
+    deps.retries.answeredRead(kept);
+    return performed(deps.engine.read(act, auth.actor, payload));
+  }
+  const submitted = deps.engine.submit({
+    act: act.name,
+    actor: auth.actor,
+    payload,
+    proof: auth.proof,
+    consumed_nonce: auth.consumed_nonce,
+    keep_answer: kept,
+    ...(pom ? { pom } : {}),
+  });
+  deps.retries.submitted(kept, submitted.then(keptOutcome));
+  return performed(await submitted);
+}
+
+/**
+ * The same signed request again: the answer it got, marked as given again, with a new
+ * next nonce (the one on the lost answer may be lost too). Nothing is applied again; a
+ * read, which changes nothing, is simply answered afresh.
+ */
+function replay(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, found: Found): Performed {
+  ctx.set(HEADER_IDEMPOTENT_REPLAYED, 'true');
+  deps.authenticator.handOverNextNonce(ctx, found.agent_id);
+  if (found.kind === 'read') return performed(deps.engine.read(act as ReadAct, found.agent_id, payload));
+  const { outcome } = found;
+  if (!outcome.ok) throw new RefusalError({ ...outcome, code: outcome.code as RefusalCode });
+  return { result: outcome.result, ledger: outcome.ledger };
+}
+
+function performed(outcome: SubmitResult | ApplyOutcome): Performed {
   if (!outcome.ok) throw new RefusalError(outcome);
-  return outcome;
+  const entries = 'entries' in outcome ? outcome.entries : [];
+  const first = entries[0];
+  const last = entries.at(-1);
+  if (!first || !last) return { result: outcome.result, ledger: null };
+  return { result: outcome.result, ledger: { first_seq: first.seq, last_seq: last.seq }, first_entry_json: first.json };
+}
+
+function isNonceRefusal(error: unknown): boolean {
+  return error instanceof RefusalError && error.refusal.code === 'NONCE_INVALID';
 }
 
 /**
@@ -126,9 +180,7 @@ function landing(
   log: TransparencyLog,
   outcome: Performed,
 ): { ledger?: { first_seq: number; last_seq: number }; receipt?: Receipt } {
-  if (!outcome.entries || outcome.entries.length === 0) return {};
-  const first = outcome.entries[0]!;
-  const last = outcome.entries[outcome.entries.length - 1]!;
-  const receipt = log.receipt(first.seq, first.json);
-  return { ledger: { first_seq: first.seq, last_seq: last.seq }, ...(receipt ? { receipt } : {}) };
+  if (!outcome.ledger) return {};
+  const receipt = log.receipt(outcome.ledger.first_seq, outcome.first_entry_json);
+  return { ledger: outcome.ledger, ...(receipt ? { receipt } : {}) };
 }

@@ -34,6 +34,7 @@ import type { EventHub } from './events/event_hub.js';
 import type { EventStreamLimits } from './events/event_limits.js';
 import type { WorldChanges } from './events/world_changes.js';
 import { mountEventRoutes } from './events/event_routes.js';
+import { RetryBook } from './retries/retry_book.js';
 import type { TransparencyLog } from './log/transparency_log.js';
 import { SignatureVerifier } from './signature_verifier.js';
 import { type Engine, type LmdbStore, register } from '../engine/index.js';
@@ -100,7 +101,8 @@ export function createApp(deps: AppDeps): TesseraApp {
   mountReadRoutes(router, deps);
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
-  mountActRoutes(router, { engine: deps.engine, authenticator, log: deps.transparency, clock: deps.clock });
+  const retries = new RetryBook(deps.store, deps.nonces.nonce_ttl_seconds);
+  mountActRoutes(router, { engine: deps.engine, authenticator, log: deps.transparency, clock: deps.clock, retries });
   mountCheckpointRoutes(router, deps.transparency);
   mountEventRoutes(router, deps.events);
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };

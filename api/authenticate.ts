@@ -30,6 +30,8 @@ export interface Authenticated {
   actor: string;
   proof: Proof;
   consumed_nonce: ConsumedNonce;
+  /** SHA-256 of the signing string: what identifies this exact request (a retry has the same). */
+  request_sha256: string;
 }
 
 /**
@@ -70,6 +72,7 @@ export class Authenticator {
       body_sha256: sha256Hex(canonical_body),
     });
     const verdict = this.verifier.check(pubkey, message, signature);
+    const request_sha256 = sha256Hex(message);
     if (verdict === 'invalid') {
       throw RefusalError.of('SIG_INVALID', undefined, {
         hint: 'Sign the canonical body with every declared default filled in; the server canonicalised your body as canonical_body.',
@@ -81,14 +84,20 @@ export class Authenticator {
     if (verdict === 'weak_key') throw RefusalError.of('WEAK_KEY', undefined, { field: 'pubkey' });
     const consumed_nonce = this.nonces.spend(nonce);
     // The next nonce rides on this answer, whatever the act's outcome: the one just spent is gone either way.
-    const next = this.nonces.issue(agent_id);
-    ctx.set(HEADER_NEXT_NONCE, next.nonce);
-    ctx.set(HEADER_NEXT_NONCE_EXPIRES_AT, isoAt(next.expires_at_ms));
+    this.handOverNextNonce(ctx, agent_id);
     return {
       actor: agent_id,
       consumed_nonce,
+      request_sha256,
       proof: { method: ctx.method, path: ctx.originalUrl, nonce, body: canonical_body, signature },
     };
+  }
+
+  /** Issues the agent's next nonce on this answer (X-Next-Nonce): after every accepted request, and a replayed one. */
+  handOverNextNonce(ctx: Context, agent_id: string): void {
+    const next = this.nonces.issue(agent_id);
+    ctx.set(HEADER_NEXT_NONCE, next.nonce);
+    ctx.set(HEADER_NEXT_NONCE_EXPIRES_AT, isoAt(next.expires_at_ms));
   }
 
   private signingKey(agent_id: string, signer: SignerRule, payload_pubkey: string | undefined): string {

@@ -153,6 +153,12 @@ export class NonceBook {
   }
 }
 
+/** The expiry a nonce of this format carries in clear; undefined for text that is not one. Says nothing of its validity. */
+export function nonceExpiryMs(nonce: string): number | undefined {
+  if (!NONCE_FORMAT.test(nonce)) return undefined;
+  return Buffer.from(nonce.slice(0, 8), 'base64url').readUIntBE(expiry_offset, 6);
+}
+
 function secondOf(ms: number): number {
   return Math.floor(ms / 1000);
 }

@@ -110,6 +110,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     throw error;
   }
   store.pruneSpentNonces(clock());
+  store.pruneKeptAnswers(clock());
   engine_ref = engine;
   // The payment mode is recorded in the log whenever it changes, so membership follows from the log alone.
   const mode = paymentModeOf(config.payments);
@@ -178,9 +179,12 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   });
   server.keepAliveTimeout = 65_000;
   // Engine time closes motions even when no request arrives; a growing log gets a new checkpoint every second.
+  let pulses = 0;
   const pulse = setInterval(() => {
     void engine.pulse();
     checkpoints.latest();
+    // Answers kept for retries live as long as their nonces (300 s): a minute late to go costs nothing.
+    if (++pulses % 60 === 0) store.pruneKeptAnswers(clock());
   }, 1000);
   pulse.unref();
   operations.start();

@@ -129,11 +129,15 @@ export class TesseraClient {
       [HEADER_SIGNATURE]: await signText(signer, text),
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await this.fetcher(this.base_url + path, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: canonical } : {}),
-    });
+    // The very same request (nonce and signature too) is sent again when the network lost it or
+    // its answer: the server answers a retry with the first answer, and applies nothing twice.
+    const response = await sentWithRetries(() =>
+      this.fetcher(this.base_url + path, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: canonical } : {}),
+      }),
+    );
     const next = response.headers.get(HEADER_NEXT_NONCE);
     if (next) this.next_nonces.set(agent_id, { nonce: next, received_at_ms: Date.now() });
     return (await this.decode(response)) as T;
@@ -241,4 +245,20 @@ export class TesseraClient {
     }
     return body;
   }
+}
+
+/** Waits before each resend of a request the network failed: three tries after the first. */
+const network_retry_delays_ms = [250, 1000, 4000];
+
+/** Sends, and sends the same again after a network failure (fetch rejects with a TypeError), a few times. */
+async function sentWithRetries(send: () => Promise<Response>): Promise<Response> {
+  for (const delay_ms of network_retry_delays_ms) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay_ms));
+    }
+  }
+  return send();
 }

@@ -3,6 +3,7 @@ import { applyAction, performRead, type LoggedAction, type TickRecord } from './
 import { foundingPayload } from './genesis.js';
 import { dueSystemActions } from './governance/due.js';
 import type { ChainedEntry } from './ledger.js';
+import { keptAnswers, type AnswerToKeep } from './kept_answer.js';
 import type { LogTree } from './log/log_tree.js';
 import { openLogTree } from './log/tree_build.js';
 import { refuse, type Refusal } from './refusals.js';
@@ -14,6 +15,8 @@ import type { EpochMs } from './time.js';
 export interface Submission extends LoggedAction {
   /** The nonce that authorised it, spent in the tick's commit whatever the outcome. */
   consumed_nonce?: ConsumedNonce;
+  /** Keep the answer in the tick's commit, for a retry of the same signed request. */
+  keep_answer?: AnswerToKeep;
 }
 
 export type SubmitResult = { ok: true; result: Record<string, unknown>; entries: ChainedEntry[] } | Refusal;
@@ -242,6 +245,11 @@ export class Engine {
         pending.submission.consumed_nonce ? [pending.submission.consumed_nonce] : [],
       ),
     };
+    if (batch.some((pending) => pending.submission.keep_answer))
+      commit.kept_answers = keptAnswers(
+        batch.map((pending) => pending.submission.keep_answer),
+        answers,
+      );
     if (logged.length > 0) {
       state.tick += 1;
       state.clock_ms = at_ms;

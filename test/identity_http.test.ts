@@ -258,13 +258,21 @@ describe('nonces', () => {
     expect(bad.body.detail[0].loc).toEqual(['query', 'agent']);
   });
 
-  it('refuses a replayed nonce with 401 NONCE_INVALID', async () => {
+  it('refuses a spent nonce with 401 NONCE_INVALID under any request but the one it signed', async () => {
     const { key } = await registered('replayer');
     const body = { backup_pubkey: (await generateKey()).public_key };
     const first = await rawSigned(url, { path: '/api/v1/keys/backup', body, key });
     expect(first.status).toBe(200);
-    const again = await rawSigned(url, { path: '/api/v1/keys/backup', body, key, nonce: first.nonce });
+    const other = { backup_pubkey: (await generateKey()).public_key };
+    const again = await rawSigned(url, { path: '/api/v1/keys/backup', body: other, key, nonce: first.nonce });
     expect([again.status, again.body.error]).toEqual([401, 'NONCE_INVALID']);
+    const elsewhere = await rawSigned(url, {
+      path: '/api/v1/act',
+      body: { act: 'world_look', challenge_id: null, puzzle_solution: null, payload: { radius: 0 } },
+      key,
+      nonce: first.nonce,
+    });
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([401, 'NONCE_INVALID']);
   });
 
   it('refuses an expired nonce with NONCE_INVALID', async () => {
@@ -298,8 +306,13 @@ describe('nonces', () => {
     const body = { backup_pubkey: taken.key.public_key };
     const refused = await rawSigned(url, { path: '/api/v1/keys/backup', body, key });
     expect(refused.body.error).toBe('KEY_TAKEN');
-    const replay = await rawSigned(url, { path: '/api/v1/keys/backup', body, key, nonce: refused.nonce });
+    // The same request again gets the same refusal (it is a retry, test/retries.test.ts); a changed one, NONCE_INVALID.
+    const retried = await rawSigned(url, { path: '/api/v1/keys/backup', body, key, nonce: refused.nonce });
+    expect([retried.body.error, retried.headers.get('idempotent-replayed')]).toEqual(['KEY_TAKEN', 'true']);
+    const fresh = { backup_pubkey: (await generateKey()).public_key };
+    const replay = await rawSigned(url, { path: '/api/v1/keys/backup', body: fresh, key, nonce: refused.nonce });
     expect(replay.body.error).toBe('NONCE_INVALID');
+    expect(society.engine.state.agents.get(key.agent_id)?.backup_pubkey).toBe(null);
     expect([...society.store.spentNonces()].map((spent) => spent.nonce)).toContain(refused.nonce);
   });
 });

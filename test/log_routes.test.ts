@@ -336,7 +336,7 @@ async function answerOf(url: string, init: RequestInit = {}) {
   const response = await fetch(url, init);
   const headers = [...response.headers]
     .filter(([name]) => !SERVER_HEADERS.has(name))
-    .map(([name, value]) => [name, ALLOWANCE_LEFT.has(name) ? /^\d+$/.test(value) : value]);
+    .map(([name, value]): [string, string | boolean] => [name, ALLOWANCE_LEFT.has(name) ? /^\d+$/.test(value) : value]);
   return { status: response.status, headers, bytes: Buffer.from(await response.arrayBuffer()).toString('base64') };
 }
 

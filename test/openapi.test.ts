@@ -280,7 +280,11 @@ describe('the OpenAPI document', () => {
   it('signs with one requirement of three headers, documents the next nonce and every refusal by status', () => {
     const act = document.paths['/api/v1/act']!.post!;
     expect(act.security).toEqual([{ agentId: [], nonce: [], signature: [] }]);
-    expect(Object.keys(act.responses['200'].headers)).toEqual(['X-Next-Nonce', 'X-Next-Nonce-Expires-At']);
+    expect(Object.keys(act.responses['200'].headers)).toEqual([
+      'X-Next-Nonce',
+      'X-Next-Nonce-Expires-At',
+      'Idempotent-Replayed',
+    ]);
     const codes = (operation: Operation, status: string) =>
       operation.responses[status].content['application/json'].schema.properties.error.enum;
     expect(codes(act, '401')).toEqual(['SIG_INVALID', 'NONCE_INVALID']);

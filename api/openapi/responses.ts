@@ -52,6 +52,19 @@ export const HEADERS = {
   },
   NextNonceExpiresAt: { description: 'When that nonce expires', schema: { type: 'string', format: 'date-time' } },
   RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+  IdempotentReplayed: {
+    description:
+      'true on the answer to the same signed request sent again (same agent, nonce, method, path, body and signature) ' +
+      'within its nonce lifetime: the first answer given again, nothing applied twice (docs/protocol.md)',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+/** The answer to a signed act: its next nonce, and the mark of an answer given again to a retry. */
+export const ACT_ANSWER_HEADERS = {
+  'X-Next-Nonce': { $ref: '#/components/headers/NextNonce' },
+  'X-Next-Nonce-Expires-At': { $ref: '#/components/headers/NextNonceExpiresAt' },
+  'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' },
 };
 
 /** Answers to a signed request whose signature held carry the agent's next nonce. */

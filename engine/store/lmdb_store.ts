@@ -6,7 +6,7 @@ import type { StateImage } from '../state.js';
 import { MemoryTable } from './memory_table.js';
 import type { Table } from './tables.js';
 import { TableStore } from './table_store.js';
-import type { ConsumedNonce } from './types.js';
+import type { ConsumedNonce, KeptAnswerRecord } from './types.js';
 
 export interface LmdbStoreOptions {
   /** Snapshots older than the newest few are deleted; the log keeps everything. */
@@ -36,6 +36,8 @@ export class NoStoreError extends Error {
 export const STORE_DATABASES = ['log', 'ledger', 'snapshots', 'spent_nonces'] as const;
 /** The ledger's Merkle tree, made on the first writable open by a version that keeps it. */
 export const TREE_DATABASE = 'tree';
+/** The answers kept for retried signed requests (KeptAnswer), made like the tree on a writable open. */
+export const ANSWERS_DATABASE = 'answers';
 
 /**
  * The engine's store on LMDB: the four tables of StoreTables as four databases in one
@@ -62,6 +64,7 @@ export class LmdbStore extends TableStore {
         snapshots: root.openDB<StateImage, number>({ name: 'snapshots', keyEncoding: 'uint32' }),
         spent_nonces: root.openDB<ConsumedNonce[], number>({ name: 'spent_nonces', keyEncoding: 'uint32' }),
         tree: treeTable(root, options),
+        answers: answersTable(root, options),
       },
       options.snapshots_kept,
     );
@@ -89,6 +92,16 @@ function treeTable(root: RootDatabase, options: LmdbStoreOptions): Table<Uint8Ar
   const exists = Array.from(root.getKeys(), String).includes(TREE_DATABASE);
   if (options.read_only && !exists) return new MemoryTable<Uint8Array>();
   return root.openDB<Uint8Array, number>({ name: TREE_DATABASE, keyEncoding: 'uint32', encoding: 'binary' });
+}
+
+/**
+ * The answers kept for retried requests, made on the first writable open; a read-only
+ * open of a store written before it (a backup checked in place) reads it as empty.
+ */
+function answersTable(root: RootDatabase, options: LmdbStoreOptions): Table<KeptAnswerRecord, string> {
+  const exists = Array.from(root.getKeys(), String).includes(ANSWERS_DATABASE);
+  if (options.read_only && !exists) return new MemoryTable<KeptAnswerRecord, string>();
+  return root.openDB<KeptAnswerRecord, string>({ name: ANSWERS_DATABASE });
 }
 
 /** lmdb's open makes the folder and an empty store in it, so existence is checked first. */

@@ -1,7 +1,7 @@
 import type { StateImage } from '../state.js';
 import { MemoryTable } from './memory_table.js';
 import { TableStore } from './table_store.js';
-import type { ConsumedNonce, TickCommit } from './types.js';
+import type { ConsumedNonce, KeptAnswerRecord, TickCommit } from './types.js';
 
 export interface MemoryStoreOptions {
   /** Snapshots older than the newest few are deleted, as in LmdbStore. */
@@ -31,6 +31,7 @@ export class MemoryStore extends TableStore {
         snapshots: new MemoryTable<StateImage>(),
         spent_nonces: new MemoryTable<ConsumedNonce[]>(),
         tree: new MemoryTable<Uint8Array>(),
+        answers: new MemoryTable<KeptAnswerRecord, string>(),
       },
       options.snapshots_kept,
     );

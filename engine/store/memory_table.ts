@@ -1,4 +1,4 @@
-import type { KeyRange, Table } from './tables.js';
+import type { KeyRange, Table, TableKey } from './tables.js';
 
 /**
  * A Table in memory: a map and its keys kept sorted. Keys mostly arrive in rising
@@ -7,15 +7,15 @@ import type { KeyRange, Table } from './tables.js';
  * as it is in LMDB's read transactions. Values are stored as given: the caller hands
  * over copies where it matters (see MemoryStore).
  */
-export class MemoryTable<V> implements Table<V> {
-  private readonly values = new Map<number, V>();
-  private keys: number[] = [];
+export class MemoryTable<V, K extends TableKey = number> implements Table<V, K> {
+  private readonly values = new Map<K, V>();
+  private keys: K[] = [];
 
-  get(key: number): V | undefined {
+  get(key: K): V | undefined {
     return this.values.get(key);
   }
 
-  put(key: number, value: V): Promise<boolean> {
+  put(key: K, value: V): Promise<boolean> {
     if (!this.values.has(key)) {
       const last = this.keys[this.keys.length - 1];
       if (last === undefined || last < key) this.keys.push(key);
@@ -25,17 +25,17 @@ export class MemoryTable<V> implements Table<V> {
     return Promise.resolve(true);
   }
 
-  remove(key: number): Promise<boolean> {
+  remove(key: K): Promise<boolean> {
     if (!this.values.delete(key)) return Promise.resolve(false);
     this.keys.splice(lowerBound(this.keys, key), 1);
     return Promise.resolve(true);
   }
 
-  *getKeys(range: KeyRange = {}): Iterable<number> {
+  *getKeys(range: KeyRange<K> = {}): Iterable<K> {
     for (const key of this.keysIn(range)) yield key;
   }
 
-  *getRange(range: KeyRange = {}): Iterable<{ key: number; value: V }> {
+  *getRange(range: KeyRange<K> = {}): Iterable<{ key: K; value: V }> {
     for (const key of this.keysIn(range)) {
       const value = this.values.get(key);
       // Removed after this read began (retention or pruning behind it): skipped.
@@ -44,8 +44,8 @@ export class MemoryTable<V> implements Table<V> {
   }
 
   /** The keys of the range, in its order, as a copy. */
-  private keysIn({ start, end, reverse = false, limit = Infinity }: KeyRange): number[] {
-    let selected: number[];
+  private keysIn({ start, end, reverse = false, limit = Infinity }: KeyRange<K>): K[] {
+    let selected: K[];
     if (!reverse) {
       const from = start === undefined ? 0 : lowerBound(this.keys, start);
       const to = end === undefined ? this.keys.length : lowerBound(this.keys, end);
@@ -61,7 +61,7 @@ export class MemoryTable<V> implements Table<V> {
 }
 
 /** The first index whose key is >= key. */
-function lowerBound(keys: number[], key: number): number {
+function lowerBound<K extends TableKey>(keys: K[], key: K): number {
   let low = 0;
   let high = keys.length;
   while (low < high) {
@@ -73,7 +73,7 @@ function lowerBound(keys: number[], key: number): number {
 }
 
 /** The first index whose key is > key. */
-function upperBound(keys: number[], key: number): number {
+function upperBound<K extends TableKey>(keys: K[], key: K): number {
   let low = 0;
   let high = keys.length;
   while (low < high) {

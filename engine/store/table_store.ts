@@ -2,7 +2,7 @@ import type { TickRecord } from '../apply.js';
 import type { StoredEntry } from '../ledger_integrity.js';
 import { GENESIS_PREV_HASH, type LedgerHead, type StateImage } from '../state.js';
 import type { StoreTables } from './tables.js';
-import type { ConsumedNonce, EngineStore, TickCommit } from './types.js';
+import type { ConsumedNonce, EngineStore, KeptAnswerRecord, TickCommit } from './types.js';
 
 /**
  * The engine's store over four ordered tables, written once for every medium: LMDB
@@ -37,7 +37,7 @@ export abstract class TableStore implements EngineStore {
   abstract flushed(): Promise<void>;
 
   commitTick(commit: TickCommit): Promise<void> {
-    const { log, ledger, snapshots, spent_nonces, tree } = this.tables;
+    const { log, ledger, snapshots, spent_nonces, tree, answers } = this.tables;
     let last: Promise<boolean> | undefined;
     if (commit.record) {
       last = log.put(commit.record.tick, JSON.stringify(commit.record));
@@ -51,6 +51,7 @@ export abstract class TableStore implements EngineStore {
       if (record) last = tree.put(entry.seq - 1, record);
     });
     if (commit.consumed_nonces.length > 0) last = spent_nonces.put(this.next_nonce_record++, commit.consumed_nonces);
+    for (const kept of commit.kept_answers ?? []) last = answers.put(kept.key, kept.record);
     if (commit.snapshot) {
       const { tick } = commit.snapshot;
       last = snapshots.put(tick, commit.snapshot);
@@ -146,10 +147,30 @@ export abstract class TableStore implements EngineStore {
     return pruned;
   }
 
+  /** The answer kept under this key, if it is still kept. */
+  keptAnswer(key: string): KeptAnswerRecord | undefined {
+    return this.tables.answers.get(key);
+  }
+
+  /** Drops the kept answers whose nonces expired before now: their keys start with the expiry. */
+  pruneKeptAnswers(now_ms: number): number {
+    let pruned = 0;
+    for (const key of this.tables.answers.getKeys({ end: expiryKeyPrefix(now_ms) })) {
+      void this.tables.answers.remove(key);
+      pruned++;
+    }
+    return pruned;
+  }
+
   /** Every spent nonce on record, oldest first (an audit read; not on any hot path). */
   *spentNonces(): Iterable<ConsumedNonce> {
     for (const { value } of this.tables.spent_nonces.getRange()) yield* value;
   }
+}
+
+/** A kept answer's key starts with its expiry in milliseconds, 15 digits, so keys sort by expiry. */
+export function expiryKeyPrefix(expires_at_ms: number): string {
+  return String(expires_at_ms).padStart(15, '0');
 }
 
 function first<T>(items: Iterable<T>): T | undefined {

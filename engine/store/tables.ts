@@ -1,10 +1,10 @@
 import type { StateImage } from '../state.js';
-import type { ConsumedNonce } from './types.js';
+import type { ConsumedNonce, KeptAnswerRecord } from './types.js';
 
 /** A key range as LMDB reads one: start inclusive, end exclusive; reversed, from start down to end. */
-export interface KeyRange {
-  start?: number;
-  end?: number;
+export interface KeyRange<K extends TableKey = number> {
+  start?: K;
+  end?: K;
   reverse?: boolean;
   limit?: number;
 }
@@ -14,19 +14,24 @@ export interface KeyRange {
  * lmdb-js database the store makes, so that an lmdb `Database` is one as it stands and
  * the in-memory store needs only a sorted map. A put resolves once it is durable.
  */
-export interface Table<V> {
-  get(key: number): V | undefined;
-  put(key: number, value: V): Promise<boolean>;
-  remove(key: number): Promise<boolean>;
-  getKeys(range?: KeyRange): Iterable<number>;
-  getRange(range?: KeyRange): Iterable<{ key: number; value: V }>;
+export interface Table<V, K extends TableKey = number> {
+  get(key: K): V | undefined;
+  put(key: K, value: V): Promise<boolean>;
+  remove(key: K): Promise<boolean>;
+  getKeys(range?: KeyRange<K>): Iterable<K>;
+  getRange(range?: KeyRange<K>): Iterable<{ key: K; value: V }>;
 }
+
+/** Unsigned integers for most tables; ASCII text where a key is composite (kept answers), ordered byte by byte. */
+export type TableKey = number | string;
 
 /**
  * The tables of every Tessera store: log (tick -> TickRecord as JSON), ledger
  * (seq -> the entry's served JSON), snapshots (tick -> state image), spent_nonces
  * (commit number -> the nonces that commit spent, with their expiry) and tree (leaf
- * index, seq - 1 -> the Merkle tree hashes that leaf's append added, engine/log/log_tree.ts).
+ * index, seq - 1 -> the Merkle tree hashes that leaf's append added, engine/log/log_tree.ts),
+ * and answers (the answers kept for retried signed requests, keyed by text that starts
+ * with their expiry, KeptAnswer).
  */
 export interface StoreTables {
   log: Table<string>;
@@ -34,4 +39,5 @@ export interface StoreTables {
   snapshots: Table<StateImage>;
   spent_nonces: Table<ConsumedNonce[]>;
   tree: Table<Uint8Array>;
+  answers: Table<KeptAnswerRecord, string>;
 }

@@ -8,6 +8,30 @@ export interface ConsumedNonce {
   expires_at_ms: number;
 }
 
+/**
+ * The answer a signed request got, kept until its nonce expires so that the same request
+ * sent again (a retry after a lost answer) gets it again instead of being applied twice.
+ * The host builds the key; it must start with the expiry as 15 zero-padded digits of
+ * milliseconds, so that pruning removes a range.
+ */
+export interface KeptAnswer {
+  key: string;
+  record: KeptAnswerRecord;
+}
+
+export interface KeptAnswerRecord {
+  expires_at_ms: number;
+  /** SHA-256 of the request's signing string: method, path, agent, nonce and body hash. */
+  request_sha256: string;
+  signature: string;
+  outcome: KeptOutcome;
+}
+
+/** What the engine answered: the result and where it landed, or the refusal. */
+export type KeptOutcome =
+  | { ok: true; result: Record<string, unknown>; ledger: { first_seq: number; last_seq: number } | null }
+  | { ok: false; code: string; message: string; details?: Record<string, unknown> };
+
 /** Everything one tick writes, committed in one transaction or not at all. */
 export interface TickCommit {
   /** Absent when every action of the tick was refused: only nonces are spent. */
@@ -20,6 +44,8 @@ export interface TickCommit {
    */
   tree_records: Uint8Array[];
   consumed_nonces: ConsumedNonce[];
+  /** The answers of the tick's signed requests that asked to be kept (Submission.keep_answer). */
+  kept_answers?: KeptAnswer[];
   snapshot?: StateImage;
 }
 
