@@ -10,6 +10,7 @@ import { defaultStateFile } from './log_state.js';
 import { verifyReceipt } from './tlog/receipt.js';
 import { toBase64 } from './tlog/base64.js';
 import { serveOver } from './mcp_server.js';
+import { EventResources, waitForEventsTool } from './mcp_events.js';
 import { buildTools } from './tools.js';
 import { runWitnessCommand } from './witness/command.js';
 
@@ -163,9 +164,12 @@ async function run(): Promise<number> {
     case 'mcp': {
       const client = new TesseraClient(base_url, await readKey(values.key!));
       const rules = await client.get<Parameters<typeof buildTools>[0]>('/.well-known/agent-rules.json');
-      await serveOver(buildTools(rules, client, { signed: true }), undefined, { service_url: client.base_url });
+      const resources = new EventResources(client, client.key!.agent_id);
+      const tools = [...buildTools(rules, client, { signed: true }), waitForEventsTool(client)];
+      await serveOver(tools, undefined, { service_url: client.base_url, resources });
       // Serve until the MCP client closes stdin.
       await new Promise<void>((resolve) => process.stdin.once('end', resolve));
+      resources.close();
       return 0;
     }
     case 'grant': {

@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { EventResources } from './mcp_events.js';
 import { instructionsFor } from './mcp_instructions.js';
 import { toolRefusal, type ToolRefusal } from './tool_refusal.js';
 import type { Tool } from './tools.js';
@@ -9,6 +10,8 @@ import type { Tool } from './tools.js';
 export interface ToolServerOptions {
   /** The service's address, for the links in the instructions. */
   service_url?: string;
+  /** The ledger and the agent's own events as subscribable resources (the stdio bridge). */
+  resources?: EventResources;
 }
 
 const answer = (body: unknown, isError = false): CallToolResult => ({
@@ -23,7 +26,9 @@ const answer = (body: unknown, isError = false): CallToolResult => ({
  */
 export function toolServer(tools: Tool[], options: ToolServerOptions = {}): Server {
   const instructions = instructionsFor(tools, options.service_url);
-  const server = new Server({ name: 'tessera', version: '0.1.0' }, { capabilities: { tools: {} }, instructions });
+  const capabilities = options.resources ? { tools: {}, resources: { subscribe: true } } : { tools: {} };
+  const server = new Server({ name: 'tessera', version: '0.1.0' }, { capabilities, instructions });
+  options.resources?.attach(server);
   const by_name = new Map(tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((tool) => ({

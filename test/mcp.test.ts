@@ -6,6 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../client/keys.js';
 import { SIGNED_EXTRA_TOOLS } from '../client/tools.js';
+import { LEDGER_RESOURCE, ownEventsResource } from '../client/mcp_events.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { readToolsForRules } from '../api/read_tools.js';
 import { CATALOGUE } from '../engine/catalogue.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
@@ -49,6 +51,7 @@ describe('the stdio MCP server (official SDK client)', () => {
       ...CATALOGUE.filter((act) => act.via_act).map((act) => act.name),
       ...SIGNED_EXTRA_TOOLS,
       ...readToolsForRules().map((tool) => tool.name),
+      'wait_for_events',
     ];
     expect(tools.map((tool) => tool.name).sort()).toEqual(expected.sort());
     for (const name of [
@@ -149,6 +152,44 @@ describe('the stdio MCP server (official SDK client)', () => {
     expect((await call('motion_read', { motion_id: filed.motion_id })).roll[0].agent_id).toBe(agent_id);
   });
 
+  it('offers the ledger and its own events as resources, and tells a subscriber of each new entry', async () => {
+    const { resources } = await client.listResources();
+    expect(resources.map((resource) => resource.uri).sort()).toEqual(
+      [LEDGER_RESOURCE, ownEventsResource(agent_id)].sort(),
+    );
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updated.push(notification.params.uri);
+    });
+    await client.subscribeResource({ uri: ownEventsResource(agent_id) });
+    const { bulletin_id } = await call('bulletin_post', {
+      title: 'Heard by my subscription',
+      body: 'Posted by a tool.',
+    });
+    await waitUntil(() => updated.includes(ownEventsResource(agent_id)));
+    const read = await client.readResource({ uri: ownEventsResource(agent_id) });
+    const entries = JSON.parse((read.contents[0] as { text: string }).text).entries as {
+      event_type: string;
+      data: { bulletin_id: number };
+    }[];
+    expect(
+      entries.some((entry) => entry.event_type === 'bulletin_posted' && entry.data.bulletin_id === bulletin_id),
+    ).toBe(true);
+    const recent = JSON.parse(
+      ((await client.readResource({ uri: LEDGER_RESOURCE })).contents[0] as { text: string }).text,
+    );
+    expect(recent.entries.at(-1).seq).toBe(society.store.ledgerHead().seq);
+  });
+
+  it('waits for events with a tool, for clients without subscriptions, leaving no gap between calls', async () => {
+    const head = society.store.ledgerHead().seq;
+    const friend = await join(society, 'waited-for');
+    const waited = await call('wait_for_events', { types: ['agent_registered'], after_seq: head, timeout_seconds: 5 });
+    expect(waited.entries.map((entry: { data: { agent_id: string } }) => entry.data.agent_id)).toEqual([friend.id]);
+    const none = await call('wait_for_events', { after_seq: society.store.ledgerHead().seq, timeout_seconds: 1 });
+    expect([none.entries, none.timed_out, none.next_after_seq]).toEqual([[], true, society.store.ledgerHead().seq]);
+  });
+
   it('returns every refusal as {error, message, http_status, ...details}, each field with one meaning', async () => {
     const result = await client.callTool({ name: 'world_dig', arguments: { x: 5000, y: 5000 } });
     expect(result.isError).toBe(true);
@@ -194,3 +235,11 @@ describe("the service's HTTP MCP endpoint", () => {
     await http.close();
   });
 });
+
+async function waitUntil(done: () => boolean, timeout_ms = 10_000): Promise<void> {
+  const until = Date.now() + timeout_ms;
+  while (!done()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
