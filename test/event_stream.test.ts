@@ -90,6 +90,9 @@ describe('the event stream', () => {
     const here = await take(followLedger(society.url, { from: head() + 1, chunk }), 1);
     await moved;
     expect(here[0]!.event_type).toBe('agent_moved');
+    // An actor's stream is fed from an index by actor; its other filters still apply.
+    const moves = await take(followLedger(society.url, { from: 1, actor: ada.id, types: ['agent_moved'] }), 1);
+    expect([moves[0]!.actor, moves[0]!.event_type]).toEqual([ada.id, 'agent_moved']);
     const far = { chunk_x: (chunk.chunk_x + 16) % 32, chunk_y: chunk.chunk_y };
     const nothing = await firstWithin(followLedger(society.url, { from: 1, chunk: far }), 300);
     expect(nothing).toBeUndefined();

@@ -15,6 +15,8 @@ const catch_up_page_entries = 256;
 
 interface Subscriber extends SseSubscriber {
   filter: EntryFilter;
+  /** The one actor it follows, if its filter names one: it is then fed from an index, not offered every entry. */
+  actor: string | undefined;
   /** Filters that pass everything need no parse of the entry. */
   filtered: boolean;
   /** The next seq this subscriber is due: everything before it was sent or filtered out. */
@@ -41,6 +43,13 @@ interface Published {
 export class EventHub {
   private readonly subscribers: SseSubscribers<Subscriber>;
   private published_seq: number;
+  /** Live subscribers offered every entry (no filter, or filters by type or chunk). */
+  private readonly live_general = new Set<Subscriber>();
+  /**
+   * Live subscribers following one actor, by actor: an agent following its own events is
+   * offered only those, so a thousand such streams cost a lookup per entry, not a thousand.
+   */
+  private readonly live_by_actor = new Map<string, Set<Subscriber>>();
 
   constructor(private readonly options: EventHubOptions) {
     this.published_seq = options.ledger.head().seq;
@@ -63,10 +72,17 @@ export class EventHub {
    * Starts a stream on a response whose headers are written. `from_seq` is the first seq
    * wanted; undefined means only what commits from now on.
    */
-  subscribe(res: ServerResponse, filter: EntryFilter, filtered: boolean, from_seq: number | undefined): void {
+  subscribe(
+    res: ServerResponse,
+    filter: EntryFilter,
+    filtered: boolean,
+    from_seq: number | undefined,
+    actor?: string,
+  ): void {
     const subscriber: Subscriber = {
       res,
       filter,
+      actor,
       filtered,
       next_seq: Math.max(1, from_seq ?? this.published_seq + 1),
       live: false,
@@ -74,26 +90,33 @@ export class EventHub {
       unread_bytes_seen: 0,
     };
     this.subscribers.add(subscriber);
+    res.on('close', () => this.leaveLive(subscriber));
     void this.catchUp(subscriber);
   }
 
   /** A durable tick's entries, in seq order. */
   publish(entries: readonly { seq: number; json: string }[]): void {
     if (entries.length === 0) return;
-    const items: Published[] = entries.map(({ seq, json }) => ({ seq, json, entry: undefined }));
-    this.published_seq = items.at(-1)!.seq;
-    for (const subscriber of this.subscribers) {
-      if (!subscriber.live) continue;
-      if (subscriber.next_seq < items[0]!.seq) {
-        // A tick it has not seen (never expected: ticks are published in order): read it from the store.
-        subscriber.live = false;
+    const gap = entries[0]!.seq !== this.published_seq + 1;
+    const from_seq = this.published_seq + 1;
+    this.published_seq = entries.at(-1)!.seq;
+    if (gap) {
+      // Never expected (ticks are published in order): every live stream reads the missed entries from the store.
+      for (const subscriber of [...this.live_general, ...[...this.live_by_actor.values()].flatMap((set) => [...set])]) {
+        this.leaveLive(subscriber);
+        subscriber.next_seq = Math.min(subscriber.next_seq, from_seq);
         void this.catchUp(subscriber);
-        continue;
       }
-      for (const item of items) {
-        if (item.seq < subscriber.next_seq) continue;
-        if (!this.send(subscriber, item)) break;
-      }
+      return;
+    }
+    const indexed = this.live_by_actor.size > 0;
+    for (const { seq, json } of entries) {
+      const item: Published = { seq, json, entry: undefined };
+      for (const subscriber of this.live_general) this.send(subscriber, item);
+      if (!indexed) continue;
+      item.entry ??= JSON.parse(json) as FilterableEntry;
+      const followers = this.live_by_actor.get(item.entry.actor);
+      if (followers) for (const subscriber of followers) this.send(subscriber, item);
     }
   }
 
@@ -107,8 +130,34 @@ export class EventHub {
     this.subscribers.beat();
   }
 
-  /** Sends one entry if it passes the filter; false when the subscriber was cut off. */
+  private goLive(subscriber: Subscriber): void {
+    subscriber.live = true;
+    if (subscriber.actor === undefined) {
+      this.live_general.add(subscriber);
+      return;
+    }
+    const followers = this.live_by_actor.get(subscriber.actor) ?? new Set<Subscriber>();
+    followers.add(subscriber);
+    this.live_by_actor.set(subscriber.actor, followers);
+  }
+
+  private leaveLive(subscriber: Subscriber): void {
+    subscriber.live = false;
+    this.live_general.delete(subscriber);
+    if (subscriber.actor === undefined) return;
+    const followers = this.live_by_actor.get(subscriber.actor);
+    followers?.delete(subscriber);
+    if (followers?.size === 0) this.live_by_actor.delete(subscriber.actor);
+  }
+
+  /**
+   * Sends one entry if it passes the filter; false when the subscriber was cut off. An
+   * entry a subscriber is not offered (the index passed it by) leaves its next_seq behind,
+   * which is still a safe place to resume: the entries between match none of its filters.
+   */
   private send(subscriber: Subscriber, item: Published): boolean {
+    if (!this.subscribers.has(subscriber)) return false;
+    if (item.seq < subscriber.next_seq) return true;
     subscriber.next_seq = item.seq + 1;
     if (subscriber.filtered) {
       item.entry ??= JSON.parse(item.json) as FilterableEntry;
@@ -123,7 +172,7 @@ export class EventHub {
     while (this.subscribers.has(subscriber)) {
       // Checked and set in one turn: a publish after this sees the subscriber live and due.
       if (subscriber.next_seq > this.published_seq) {
-        subscriber.live = true;
+        this.goLive(subscriber);
         return;
       }
       const count = Math.min(catch_up_page_entries, this.published_seq - subscriber.next_seq + 1);

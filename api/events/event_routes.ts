@@ -29,7 +29,7 @@ export function mountEventRoutes(
     const from_seq = resumeSeq(ctx.get('Last-Event-ID')) ?? query.from;
     gate.open(ctx);
     const filtered = query.type !== undefined || query.actor !== undefined || query.chunk !== undefined;
-    streams.ledger.subscribe(ctx.res, entryFilter(query), filtered, from_seq);
+    streams.ledger.subscribe(ctx.res, entryFilter(query), filtered, from_seq, query.actor);
   });
   router.get(WORLD_CHANGES_PATH, (ctx) => {
     gate.open(ctx);
