@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { PaymentsConfig } from './payments/processor.js';
 import type { RegistrationLimits } from './registration_limiter.js';
-import type { EventStreamLimits } from './events/event_limits.js';
+import { EVENT_STREAM_LIMITS, type EventStreamLimits } from './events/event_limits.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -40,6 +40,13 @@ const EnvSchema = z.object({
   REGISTRATION_BURST: z.coerce.number().int().min(1).max(1_000_000).default(10),
   NONCES_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(20),
   NONCE_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(EVENT_STREAM_LIMITS.subscribers_max),
+  EVENT_STREAMS_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(EVENT_STREAM_LIMITS.streams_per_address_max),
   BACKUP_EVERY_SECONDS: z.coerce
     .number()
     .int()
@@ -75,7 +82,7 @@ export interface Config {
   log_origin?: string;
   /** The tlog witnesses each new checkpoint goes to (none: checkpoints are served as the log signed them). */
   witnesses: { url: string; vkey: string }[];
-  /** The event stream's bounds (api/events/event_limits.ts); absent, its defaults. Not from the environment: tests narrow them. */
+  /** The event stream's bounds (api/events/event_limits.ts); absent, its defaults. The environment sets the two counts. */
   event_stream_limits?: Partial<EventStreamLimits>;
   /** Signs cookies; generated into the data folder when not given. */
   cookie_secret?: string;
@@ -116,6 +123,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       burst_registrations: e.REGISTRATION_BURST,
     },
     nonce_limits: { nonces_per_second: e.NONCES_PER_SECOND, burst_nonces: e.NONCE_BURST },
+    event_stream_limits: {
+      subscribers_max: e.EVENT_STREAMS_MAX,
+      streams_per_address_max: e.EVENT_STREAMS_PER_ADDRESS,
+    },
     ...(e.COOKIE_SECRET ? { cookie_secret: e.COOKIE_SECRET } : {}),
     ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
       ? {

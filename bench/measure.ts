@@ -33,6 +33,11 @@ export async function opsPerSecond(tasks: TaskSpec[], time_ms = 1500): Promise<R
   return rates;
 }
 
+/** The value at a fraction (0.5, 0.99) of values sorted ascending; 0 for none. */
+export function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -1,3 +1,4 @@
+import { percentile } from './measure.js';
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -129,8 +130,6 @@ const cpu_before = process.cpuUsage();
 await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i, standing)));
 const seconds = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
-const percentile = (p: number) =>
-  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
 const cpu = process.cpuUsage(cpu_before);
 const generator_cpu_us_per_act = (cpu.user + cpu.system) / latencies.length;
 console.log(
@@ -138,8 +137,8 @@ console.log(
     acts: latencies.length,
     generator_cpu_us_per_act,
     acts_per_second: latencies.length / seconds,
-    p50_ms: percentile(50),
-    p99_ms: percentile(99),
+    p50_ms: percentile(latencies, 0.5),
+    p99_ms: percentile(latencies, 0.99),
     statuses,
   }),
 );

@@ -11,6 +11,9 @@ import type { TesseraClient } from './sdk.js';
 import { READ_ANNOTATIONS } from './tool_annotations.js';
 import type { Tool } from './tools.js';
 
+/** The tools only the stdio bridge offers: they follow the event stream, which a stateless HTTP call cannot. */
+export const BRIDGE_STREAM_TOOLS = ['wait_for_events'] as const;
+
 /** The newest entries of the ledger. */
 export const LEDGER_RESOURCE = 'tessera://ledger/recent';
 /** The entries an agent is the actor of, as the bridge saw them arrive. */

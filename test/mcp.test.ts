@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../client/keys.js';
 import { SIGNED_EXTRA_TOOLS } from '../client/tools.js';
-import { LEDGER_RESOURCE, ownEventsResource } from '../client/mcp_events.js';
+import { BRIDGE_STREAM_TOOLS, LEDGER_RESOURCE, ownEventsResource } from '../client/mcp_events.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { readToolsForRules } from '../api/read_tools.js';
 import { CATALOGUE } from '../engine/catalogue.js';
@@ -51,7 +51,7 @@ describe('the stdio MCP server (official SDK client)', () => {
       ...CATALOGUE.filter((act) => act.via_act).map((act) => act.name),
       ...SIGNED_EXTRA_TOOLS,
       ...readToolsForRules().map((tool) => tool.name),
-      'wait_for_events',
+      ...BRIDGE_STREAM_TOOLS,
     ];
     expect(tools.map((tool) => tool.name).sort()).toEqual(expected.sort());
     for (const name of [

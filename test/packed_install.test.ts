@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
-import { WORLD_TEST_GENESIS } from './helpers/world.js';
+import { join as joinSociety, WORLD_TEST_GENESIS } from './helpers/world.js';
 
 /**
  * The agent bridge as someone outside the clone gets it: `npm pack`, the tarball installed
@@ -191,4 +191,39 @@ describe('the documented way to run the bridge', () => {
     const offending = files.filter((file) => statSync(file).isFile() && stale.test(readFileSync(file, 'utf8')));
     expect(offending).toEqual([]);
   });
+});
+
+describe("the README's agent that follows the society", () => {
+  it('runs as written from the installed copy, and votes aye on a motion the moment it opens', async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('### Follow the society instead of polling'));
+    const code = /```js\n([\s\S]*?)```/.exec(section)![1]!;
+    writeFileSync(join(install_dir, 'follow.mjs'), code);
+    const agent = spawn(process.execPath, ['follow.mjs'], {
+      cwd: install_dir,
+      env: { ...process.env, PATH, TESSERA_URL: society.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let printed = '';
+    agent.stdout!.on('data', (chunk) => (printed += chunk));
+    agent.stderr!.on('data', (chunk) => (printed += chunk));
+    try {
+      // The stream starts with what commits after it connects: give the agent a moment to start.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const author = await joinSociety(society, 'follow-author');
+      const changes = [{ op: 'set_param', name: 'transfer_ap', value: 0 }];
+      const { motion_id } = (
+        await author.client.act<{ motion_id: string }>('motion_propose', { title: 'Heard at once', body: '', changes })
+      ).result;
+      await author.client.act('motion_open', { motion_id });
+      const until = Date.now() + 20_000;
+      while (!printed.includes(`aye on ${motion_id}`) && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(printed).toContain(`aye on ${motion_id}`);
+      const votes = (await request(society.url, `/api/v1/motions/${motion_id}/votes`)).body;
+      expect(JSON.stringify(votes)).toContain(agent_id);
+    } finally {
+      agent.kill('SIGTERM');
+    }
+  }, 60_000);
 });

@@ -110,14 +110,17 @@ export class EventHub {
       return;
     }
     const indexed = this.live_by_actor.size > 0;
+    // One write per subscriber per tick: a socket write costs more than the entry's text.
+    const batch = new Map<Subscriber, string>();
     for (const { seq, json } of entries) {
       const item: Published = { seq, json, entry: undefined };
-      for (const subscriber of this.live_general) this.send(subscriber, item);
+      for (const subscriber of this.live_general) this.send(subscriber, item, batch);
       if (!indexed) continue;
       item.entry ??= JSON.parse(json) as FilterableEntry;
       const followers = this.live_by_actor.get(item.entry.actor);
-      if (followers) for (const subscriber of followers) this.send(subscriber, item);
+      if (followers) for (const subscriber of followers) this.send(subscriber, item, batch);
     }
+    for (const [subscriber, text] of batch) this.subscribers.write(subscriber, text);
   }
 
   /** Ends every stream (the server is closing). */
@@ -155,7 +158,7 @@ export class EventHub {
    * entry a subscriber is not offered (the index passed it by) leaves its next_seq behind,
    * which is still a safe place to resume: the entries between match none of its filters.
    */
-  private send(subscriber: Subscriber, item: Published): boolean {
+  private send(subscriber: Subscriber, item: Published, batch: Map<Subscriber, string>): boolean {
     if (!this.subscribers.has(subscriber)) return false;
     if (item.seq < subscriber.next_seq) return true;
     subscriber.next_seq = item.seq + 1;
@@ -163,7 +166,8 @@ export class EventHub {
       item.entry ??= JSON.parse(item.json) as FilterableEntry;
       if (!subscriber.filter(item.entry)) return true;
     }
-    return this.subscribers.write(subscriber, `id: ${item.seq}\nevent: entry\ndata: ${item.json}\n\n`);
+    batch.set(subscriber, `${batch.get(subscriber) ?? ''}id: ${item.seq}\nevent: entry\ndata: ${item.json}\n\n`);
+    return true;
   }
 
   /** Reads from the store until the subscriber reaches the published head, then goes live. */
@@ -177,10 +181,13 @@ export class EventHub {
       }
       const count = Math.min(catch_up_page_entries, this.published_seq - subscriber.next_seq + 1);
       let seq = subscriber.next_seq;
+      const batch = new Map<Subscriber, string>();
       for (const json of ledger.page(seq, count)) {
-        if (!this.send(subscriber, { seq, json, entry: undefined })) return;
+        if (!this.send(subscriber, { seq, json, entry: undefined }, batch)) return;
         seq += 1;
       }
+      const text = batch.get(subscriber);
+      if (text !== undefined && !this.subscribers.write(subscriber, text)) return;
       // As fast as it reads: past half the bound, wait for the socket to drain (or the stall check to cut it off).
       if (subscriber.res.writableLength > buffer_bytes_max / 2) await drained(subscriber.res);
       else await new Promise((resolve) => setImmediate(resolve));

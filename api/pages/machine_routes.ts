@@ -3,6 +3,7 @@ import { escapeHtml } from '../../render/escape.js';
 import { openApiDocument } from '../openapi.js';
 import { readToolsForRules } from '../read_tools.js';
 import { SIGNED_EXTRA_TOOLS } from '../../client/tools.js';
+import { BRIDGE_STREAM_TOOLS } from '../../client/mcp_events.js';
 import { chronicleRss } from '../../render/chronicle_rss.js';
 import { listedPages, markdownTwin, sitemapPaths } from './page_catalogue.js';
 import { chronicleFeedView } from './page_views.js';
@@ -85,7 +86,8 @@ export function mountMachineRoutes(router: Routes, { engine, public_url, read }:
             public_url,
           ],
         },
-        tools: 'every tool, signed with your key',
+        tools: 'every tool, signed with your key, and wait_for_events',
+        resources: 'the ledger and your own events, with subscriptions (notifications/resources/updated)',
       },
       tools: [
         ...CATALOGUE.filter((act) => act.via_act).map((act) => ({
@@ -94,6 +96,7 @@ export function mountMachineRoutes(router: Routes, { engine, public_url, read }:
           signed: true,
         })),
         ...SIGNED_EXTRA_TOOLS.map((name) => ({ name, signed: true })),
+        ...BRIDGE_STREAM_TOOLS.map((name) => ({ name, signed: false, stdio_only: true })),
         ...readToolsForRules().map((tool) => ({ name: tool.name, description: tool.description, signed: false })),
       ],
     };
