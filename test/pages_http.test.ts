@@ -158,6 +158,7 @@ describe('machine files', () => {
     expect(Object.keys(document['paths']['/api/v1/act'].post.responses['200'].headers)).toEqual([
       'X-Next-Nonce',
       'X-Next-Nonce-Expires-At',
+      'Idempotent-Replayed',
     ]);
     expect(document['paths']['/api/v1/status'].get.responses['200'].headers).toBeUndefined();
     expect((await request(url, '/.well-known/agent-rules.json')).body.signing.next_nonce).toContain('X-Next-Nonce');
