@@ -32,7 +32,7 @@ export function rollingAllowance(
 }
 
 /** The rule's refusal when nothing is left: RATE_LIMITED with the seconds to wait. */
-export function rollingRefusal(allowance: RollingAllowance, message: string): Refusal | undefined {
+export function rollingRefusal(allowance: RollingAllowance, explanation: string): Refusal | undefined {
   if (allowance.remaining > 0) return undefined;
-  return refuse('RATE_LIMITED', message, { retry_after_seconds: allowance.reset_seconds });
+  return refuse('RATE_LIMITED', explanation, { retry_after_seconds: allowance.reset_seconds });
 }

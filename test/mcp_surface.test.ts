@@ -1,3 +1,4 @@
+import { BRIDGE_STREAM_TOOLS } from '../client/mcp_events.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -176,7 +177,8 @@ describe('every tool, listed by the official MCP SDK client over the stdio bridg
 
   it("keeps the README's count of tools and its groups true", () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const row = /^\| (Acts|Identity and membership|Public reads)[^|\n]*\| (\d+) \| ([^\n]*) \|$/gm;
+    const row =
+      /^\| (Acts|Identity and membership|Following the society|Public reads)[^|\n]*\| (\d+) \| ([^\n]*) \|$/gm;
     const rows = [...readme.matchAll(row)];
     const documented = Object.fromEntries(
       rows.map(([, group, count, tools]) => {
@@ -189,9 +191,12 @@ describe('every tool, listed by the official MCP SDK client over the stdio bridg
     expect(documented).toEqual({
       Acts: group(acts),
       'Identity and membership': group([...SIGNED_EXTRA_TOOLS]),
+      'Following the society': group([...BRIDGE_STREAM_TOOLS]),
       'Public reads': group(names(http_tools)),
     });
-    expect(acts.length + SIGNED_EXTRA_TOOLS.length + http_tools.length).toBe(stdio_tools.length);
+    expect(acts.length + SIGNED_EXTRA_TOOLS.length + BRIDGE_STREAM_TOOLS.length + http_tools.length).toBe(
+      stdio_tools.length,
+    );
     expect(readme.match(/the stdio bridge lists\s+\*\*(\d+) tools\*\*/)?.[1]).toBe(String(stdio_tools.length));
     expect(readme.match(/`POST \/mcp` lists the\s+\*\*(\d+)\*\*\s+public reads/)?.[1]).toBe(String(http_tools.length));
   });

@@ -319,7 +319,13 @@ describe('the OpenAPI document', () => {
     expect(codes(registration, '429')).toEqual(['RATE_LIMITED']);
     expect(codes(document.paths['/enactment/apply']!.post!, '403')).toContain('FOUNDER_ONLY');
     expect(codes(document.paths['/api/v1/motions/{motion_id}']!.get!, '404')).toEqual(['UNKNOWN_MOTION']);
-    expect(document.paths['/api/v1/status']!.get!.responses['200'].headers).toBeUndefined();
+    // An unsigned read carries no next nonce; a limited one says where the client stands, /healthz (exempt) nothing.
+    expect(Object.keys(document.paths['/api/v1/status']!.get!.responses['200'].headers)).toEqual([
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ]);
+    expect(document.paths['/healthz']!.get!.responses['200'].headers).toBeUndefined();
   });
 
   it('lists for acts every code the engine may answer: the codes left out are never named by engine/ acts', () => {

@@ -160,7 +160,12 @@ describe('machine files', () => {
       'X-Next-Nonce-Expires-At',
       'Idempotent-Replayed',
     ]);
-    expect(document['paths']['/api/v1/status'].get.responses['200'].headers).toBeUndefined();
+    // A read carries no next nonce, but says where the client stands under the read limit.
+    expect(Object.keys(document['paths']['/api/v1/status'].get.responses['200'].headers)).toEqual([
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ]);
     expect((await request(url, '/.well-known/agent-rules.json')).body.signing.next_nonce).toContain('X-Next-Nonce');
     const mcp = (await request(url, '/.well-known/mcp.json')).body;
     expect(mcp.tools.map((t: { name: string }) => t.name)).toEqual(

@@ -1,3 +1,5 @@
+import { RATE_LIMIT_HEADERS } from './responses.js';
+import { isLimitedRead } from '../read_limiter.js';
 import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
 import { ALWAYS_CODES, refusalResponses, textOrBinary } from './responses.js';
 import { type ReadDefinition } from '../../engine/index.js';
@@ -33,15 +35,26 @@ const ETAG = {
 
 /** The 200 of a read, and for bytes the 304 a client holding the current ETag gets instead. */
 function readAnswers(read: ReadDefinition, components: SchemaComponents): Record<string, JsonSchema> {
+  const limit_headers = isLimitedRead('GET', read.path) ? RATE_LIMIT_HEADERS : {};
   if (read.response.kind === 'bytes') {
     const { media_type, description } = read.response;
     return {
-      '200': { description, headers: ETAG, content: { [media_type]: { schema: textOrBinary(media_type) } } },
+      '200': {
+        description,
+        headers: { ...ETAG, ...limit_headers },
+        content: { [media_type]: { schema: textOrBinary(media_type) } },
+      },
       '304': { description: 'Unchanged since the If-None-Match sent: no body' },
     };
   }
   const schema = components.of(read.response.schema, 'output');
-  return { '200': { description: read.title, content: { 'application/json': { schema } } } };
+  return {
+    '200': {
+      description: read.title,
+      ...(Object.keys(limit_headers).length > 0 ? { headers: limit_headers } : {}),
+      content: { 'application/json': { schema } },
+    },
+  };
 }
 
 /**

@@ -52,12 +52,28 @@ export const HEADERS = {
   },
   NextNonceExpiresAt: { description: 'When that nonce expires', schema: { type: 'string', format: 'date-time' } },
   RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+  RateLimitLimit: {
+    description: "The size of the client's allowance under this answer's limit (a burst of reads, or a rule's count)",
+    schema: { type: 'integer', minimum: 1 },
+  },
+  RateLimitRemaining: { description: 'What is left of it after this request', schema: { type: 'integer', minimum: 0 } },
+  RateLimitReset: {
+    description: 'Seconds until the allowance is whole again (0 when it is)',
+    schema: { type: 'integer', minimum: 0 },
+  },
   IdempotentReplayed: {
     description:
       'true on the answer to the same signed request sent again (same agent, nonce, method, path, body and signature) ' +
       'within its nonce lifetime: the first answer given again, nothing applied twice (docs/protocol.md)',
     schema: { type: 'string', enum: ['true'] },
   },
+};
+
+/** What every limited answer says of the client's standing under its limit (docs/protocol.md). */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
 };
 
 /** The answer to a signed act: its next nonce, and the mark of an answer given again to a retry. */
