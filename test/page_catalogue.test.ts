@@ -72,7 +72,6 @@ function navOf(html: string): [string, string][] {
  */
 async function factsByPage(): Promise<Record<string, string[]>> {
   const status = (await request(url, '/api/v1/status')).body;
-  const newest = JSON.parse(society.store.ledgerPage(status.ledger.seq, 1)[0]!) as { at: string; event_type: string };
   const [dispatch] = (await request(url, '/api/v1/dispatches')).body.dispatches;
   const leaderboard = (await request(url, '/api/v1/reputation')).body.leaderboard as { agent_id: string }[];
   const state = society.engine.state;
@@ -89,7 +88,9 @@ async function factsByPage(): Promise<Record<string, string[]>> {
     '/aether': [MESSAGE, wren.id],
     '/dispatches': [`Dispatch ${dispatch.dispatch_id}`, motion_id],
     '/reputation': leaderboard.map((row) => row.agent_id),
-    '/ledger': [newest.at, newest.event_type],
+    // The newest entry is wren's message: a sentence naming wren by handle beside its id.
+    '/ledger': [`#${status.ledger.seq}`, 'wren', wren.id, `sent message #`],
+    '/ledger/{seq}': ['society_founded', 'The society', 'was founded'],
     '/treasury': [`${status.members_active} active members`, status.payments],
     '/health-page': [status.started_at, status.engine.clock, `${status.ledger.seq}`],
   };

@@ -8,7 +8,7 @@ import {
 } from '../../render/markdown/governance_markdown.js';
 import { aetherMarkdown } from '../../render/markdown/aether_markdown.js';
 import { reputationMarkdown } from '../../render/markdown/agent_markdown.js';
-import { ledgerMarkdown } from '../../render/markdown/ledger_markdown.js';
+import { ledgerEntryMarkdown, ledgerMarkdown } from '../../render/markdown/ledger_markdown.js';
 import { motionMarkdown } from '../../render/markdown/motion_markdown.js';
 import { worldMarkdown } from '../../render/markdown/world_markdown.js';
 import { healthMarkdown, societyMarkdown, treasuryMarkdown } from '../../render/markdown/society_markdown.js';
@@ -207,7 +207,17 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
     summary: 'The ledger, newest first',
     nav: 'Ledger',
     listed: true,
-    args: z.object({ before: z.int().min(0).optional().describe('Entries before this seq') }),
+    args: z.object({
+      before: z.int().min(0).optional().describe('Entries before this seq'),
+      after: z.int().min(0).optional().describe('Entries after this seq (the newer page)'),
+      type: z
+        .string()
+        .regex(/^[a-z0-9_]{1,64}$/, 'must be an event type')
+        .optional()
+        .describe('Only entries of this event type'),
+      actor: z.string().min(1).max(128).optional().describe('Only entries whose actor is this agent id (or system)'),
+      bookkeeping: z.enum(['shown', 'hidden']).optional().describe('Show the bookkeeping entries (hidden by default)'),
+    }),
     view: views.ledgerView,
     html: ledgerPage,
     markdown: ledgerMarkdown,
@@ -222,6 +232,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
     view: views.ledgerEntryView,
     missing: 'There is no entry at that seq.',
     html: ledgerEntryPage,
+    markdown: ledgerEntryMarkdown,
   }),
   definePage({
     path: '/treasury',
