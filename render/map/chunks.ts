@@ -46,9 +46,12 @@ export const MAP_CHUNKS = String.raw`
    */
   function paintChunk(chunk) {
     const image = plane_paint.createImageData(CHUNK, CHUNK), data = image.data;
+    const box = { x0: WORLD, y0: WORLD, x1: 0, y1: 0 };
     for (let tile = 0; tile < CHUNK * CHUNK; tile++) {
       const lx = tile % CHUNK, ly = (tile / CHUNK) | 0, p = tile * 4, biome = chunk.biome[tile];
-      if (biome === 255) { putTile(data, p, FOG_RGB[(((chunk.cx * CHUNK + lx) >> 2) + ((chunk.cy * CHUNK + ly) >> 2)) & 1]); continue; }
+      const x = chunk.cx * CHUNK + lx, y = chunk.cy * CHUNK + ly;
+      if (biome === 255) { putTile(data, p, FOG_RGB[((x >> 2) + (y >> 2)) & 1]); continue; }
+      box.x0 = Math.min(box.x0, x); box.y0 = Math.min(box.y0, y); box.x1 = Math.max(box.x1, x + 1); box.y1 = Math.max(box.y1, y + 1);
       const block = chunk.block && chunk.block[tile];
       if (block && BLOCK_RGB[block]) { putTile(data, p, BLOCK_RGB[block]); continue; }
       const base = BIOME_RGB[biome] || FOG_RGB[0];
@@ -58,6 +61,7 @@ export const MAP_CHUNKS = String.raw`
       putTile(data, p, [clamp(Math.round(base[0] * light), 0, 255), clamp(Math.round(base[1] * light), 0, 255), clamp(Math.round(base[2] * light), 0, 255)]);
     }
     plane_paint.putImageData(image, chunk.cx * CHUNK, chunk.cy * CHUNK);
+    if (box.x1 > box.x0) revealed_bounds.set(chunk.cx + ',' + chunk.cy, box);
   }
 
   async function refreshChunk(chunk_x, chunk_y) {

@@ -16,6 +16,7 @@ export const MAP_CORE = String.raw`
   const screen = canvas.getContext('2d');
   const MIN_LEVEL = Number(canvas.dataset.minZoom), MAX_LEVEL = Number(canvas.dataset.maxZoom);
   const view = { cx: WORLD / 2, cy: WORLD / 2, scale: 1, width: 1, height: 1 };
+  const revealed_bounds = new Map();
   const world = { chunks: [], agents: [], handles: new Map(), structures: null, selected: null, hover: null };
 
   const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
@@ -47,8 +48,9 @@ export const MAP_CORE = String.raw`
   function fit() {
     let x0 = WORLD, y0 = WORLD, x1 = 0, y1 = 0;
     for (const chunk of world.chunks) {
-      x0 = Math.min(x0, chunk.chunk_x * CHUNK); y0 = Math.min(y0, chunk.chunk_y * CHUNK);
-      x1 = Math.max(x1, (chunk.chunk_x + 1) * CHUNK); y1 = Math.max(y1, (chunk.chunk_y + 1) * CHUNK);
+      // The revealed tiles' own bounds once the chunk is drawn; the whole chunk before.
+      const box = revealed_bounds.get(chunk.chunk_x + ',' + chunk.chunk_y) ?? { x0: chunk.chunk_x * CHUNK, y0: chunk.chunk_y * CHUNK, x1: (chunk.chunk_x + 1) * CHUNK, y1: (chunk.chunk_y + 1) * CHUNK };
+      x0 = Math.min(x0, box.x0); y0 = Math.min(y0, box.y0); x1 = Math.max(x1, box.x1); y1 = Math.max(y1, box.y1);
     }
     if (x1 <= x0) { x0 = 0; y0 = 0; x1 = WORLD; y1 = WORLD; }
     const margin = 16;
@@ -100,6 +102,7 @@ export const MAP_CORE = String.raw`
     view.width = Math.max(1, rect.width); view.height = Math.max(1, rect.height);
     canvas.width = Math.round(view.width * ratio); canvas.height = Math.round(view.height * ratio);
     screen.setTransform(ratio, 0, 0, ratio, 0, 0);
-    requestDraw();
+    // Setting the size cleared the canvas: draw now, not a frame later, so it never shows blank.
+    draw();
   }
 `;

@@ -40,7 +40,10 @@ export const MAP_LOAD = String.raw`
     } else {
       try { world.chunks = (await getJson('/api/v1/world/revealed')).chunks; } catch (error) { canvas.dataset.error = String(error); }
       fit();
+      const fitted = view.cx + ',' + view.cy + ',' + view.scale;
       await refreshNow();
+      // Now the revealed tiles' own bounds are known: fit them closer, unless the visitor moved meanwhile.
+      if (fitted === view.cx + ',' + view.cy + ',' + view.scale) fit();
     }
     setInterval(refreshNow, REFRESH_MS);
     document.addEventListener('visibilitychange', refreshNow);
