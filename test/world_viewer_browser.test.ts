@@ -237,9 +237,13 @@ describe.skipIf(!chromiumPath)('the world viewer in a real browser', () => {
         { x: centre.x - 20 - step * 8, y: centre.y },
         { x: centre.x + 20 + step * 8, y: centre.y },
       ]);
+    // One finger lifts, then the other, as hands do.
+    await touch('touchEnd', [{ x: centre.x - 60, y: centre.y }]);
     await touch('touchEnd', []);
     await page.waitForTimeout(100);
     expect(Number((await dataset(page)).zoom)).toBeGreaterThan(before);
+    // Neither the drag nor the pinch was taken for a tap.
+    expect(await page.locator('#tile-panel').getAttribute('data-tile')).toBe(`${spot.x},${spot.y}`);
     await page.screenshot({ path: `${ARTIFACTS}/world-viewer-phone.png`, fullPage: true });
     await context.close();
   });

@@ -49,6 +49,8 @@ export const MAP_INPUT = String.raw`
     const tapped = event.type === 'pointerup' && gesture?.kind === 'pan' && gesture.moved <= 6;
     pointers.delete(event.pointerId);
     startGesture();
+    // The finger left on the glass after a pinch pans on, but lifting it is no tap.
+    if (gesture) gesture.moved = 99;
     if (tapped) { const tile = tileAt(point.x, point.y); openTile(Math.floor(tile.x), Math.floor(tile.y)); }
   }
   canvas.addEventListener('pointerup', pointerEnd);
