@@ -248,6 +248,48 @@ describe.skipIf(!chromiumPath)('the world viewer in a real browser', () => {
     await context.close();
   });
 
+  it('refreshes by ETag: an unchanged chunk is revalidated and not repainted, a changed one is', async () => {
+    const { spot } = built;
+    const page = await open(`/world?x=${spot.x}&y=${spot.y}&z=5`);
+    // What went over the wire: the page's own Response shows the cached 200 that a 304 revalidated.
+    const chunk_requests = new Set<string>();
+    const chunk_statuses: number[] = [];
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    cdp.on('Network.requestWillBeSent', ({ requestId, request }) => {
+      if (request.url.includes('/api/v1/world/chunk/')) chunk_requests.add(requestId);
+    });
+    cdp.on('Network.responseReceivedExtraInfo', ({ requestId, statusCode }) => {
+      if (chunk_requests.has(requestId)) chunk_statuses.push(statusCode);
+    });
+    // The page refreshes when it becomes visible again, as it does every 15 s.
+    const refreshed = async () => {
+      const before = await dataset(page);
+      await page.evaluate(() => (globalThis as any).document.dispatchEvent(new Event('visibilitychange')));
+      await page.waitForFunction(
+        (count) => (globalThis as any).document.getElementById('map').dataset.refreshes !== count,
+        before.refreshes,
+        { timeout: 10_000 },
+      );
+      return Number((await dataset(page)).repainted) - Number(before.repainted);
+    };
+    expect(await refreshed()).toBe(0);
+    expect(chunk_statuses.length).toBeGreaterThan(0);
+    expect(chunk_statuses.length).toBeGreaterThan(0);
+    expect(
+      chunk_statuses.every((status) => status === 304),
+      String(chunk_statuses),
+    ).toBe(true);
+
+    const inventory = society.engine.state.world.agents.get(builder.id)!.inventory;
+    inventory.iron = 1;
+    const iron = { x: spot.x + 1, y: spot.y + 1, block_id: 3 };
+    await builder.client.act('world_place_block', { ...iron, z: null });
+    expect(await refreshed()).toBe(1);
+    expect(await colourAt(page, iron.x + 0.5, iron.y + 0.5)).toBe(rgb(BLOCK_COLOURS[3]!));
+    await page.close();
+  });
+
   it('logged no console errors on any of it', () => {
     expect(errors).toEqual([]);
   });

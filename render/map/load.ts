@@ -21,7 +21,7 @@ export const MAP_LOAD = String.raw`
   async function refreshNow() {
     if (refreshing || document.hidden) return;
     refreshing = true;
-    try { await refresh(); delete canvas.dataset.error; }
+    try { await refresh(); delete canvas.dataset.error; canvas.dataset.refreshes = String(Number(canvas.dataset.refreshes || 0) + 1); }
     catch (error) { canvas.dataset.error = String(error); if (status_line) status_line.textContent = 'Could not refresh the map: ' + error.message; }
     finally { refreshing = false; }
   }
