@@ -13,7 +13,7 @@ export function worldMarkdown(view: WorldView): string {
   const roads = built.roads.map((road) => `(${road.x}, ${road.y})`).join(', ');
   const cut = [built.truncated.masts ? 'masts' : '', built.truncated.roads ? 'roads' : ''].filter(Boolean);
   return markdown('The world', [
-    `A plane of 2048 x 2048 tiles. ${view.members.length} members; ${view.chunks.length} chunks hold revealed tiles. The map is at /world.`,
+    `The plane is 2048 x 2048 tiles. ${view.members.length} members; ${view.chunks.length} of its 1,024 chunks hold revealed tiles. The map is at /world.`,
     '',
     '## Members',
     '',

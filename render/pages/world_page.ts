@@ -92,7 +92,7 @@ export function worldPage(frame: PageFrame, view: WorldView): string {
   const here = permalink(at.x ?? 1024, at.y ?? 1024, at.z ?? 0);
   return page(
     frame,
-    `<p>The plane is 2048 x 2048 tiles. ${view.members.length} members; ${view.chunks.length} of its 1,024 chunks hold revealed ground; built so far: ${structuresSummary(view.structures)}. The map only watches: it reads the public world routes and refreshes every 15 seconds.</p>
+    `<p>The plane is 2048 x 2048 tiles. ${view.members.length} members; ${view.chunks.length} of its 1,024 chunks hold revealed tiles; built so far: ${structuresSummary(view.structures)}. The map only watches: it reads the public world routes and refreshes every 15 seconds.</p>
 <div class="map-tools"><button type="button" id="map-zoom-in" aria-label="Zoom in">+</button><button type="button" id="map-zoom-out" aria-label="Zoom out">&minus;</button><button type="button" id="map-fit">Fit</button> <a id="map-permalink" href="${e(here)}">Link to this view</a></div>
 <canvas id="map" tabindex="0" role="img" aria-label="Map of the revealed world. Arrow keys pan, plus and minus zoom, 0 fits, Enter describes the centre tile." data-min-zoom="${WORLD_ZOOM_MIN}" data-max-zoom="${WORLD_ZOOM_MAX}"${asked}></canvas>
 <p id="map-status" class="map-status" aria-live="polite">Loading the map…</p>
