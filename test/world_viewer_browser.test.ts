@@ -189,7 +189,12 @@ describe.skipIf(!chromiumPath)('the world viewer in a real browser', () => {
 
   it('works by touch on a 390 px phone: a tap opens the tile panel with the discoverer, a drag pans, a pinch zooms', async () => {
     const { spot } = built;
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 3,
+      hasTouch: true,
+      isMobile: true,
+    });
     const page = await context.newPage();
     page.on('pageerror', (error) => errors.push(`phone: ${error.message}`));
     page.on('console', (message) => {
@@ -202,6 +207,12 @@ describe.skipIf(!chromiumPath)('the world viewer in a real browser', () => {
         () => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth,
       ),
     ).toBe(true);
+    // Sharp on a phone: the backing store is in device pixels.
+    const sizes = await page.evaluate(() => {
+      const canvas = (globalThis as any).document.getElementById('map');
+      return { backing: canvas.width, css: canvas.getBoundingClientRect().width };
+    });
+    expect(sizes.backing).toBe(Math.round(sizes.css * 3));
     const tile = (await (await fetch(`${society.url}/api/v1/world/tile/${spot.x}/${spot.y}`)).json()) as {
       discovered_by: string;
       biome: string;
