@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SocietyState } from '../engine/state.js';
+import { WORLD_SIZE } from '../engine/world/geometry.js';
+import { STRUCTURES_MAX_MASTS, STRUCTURES_MAX_ROADS, structuresView } from '../engine/world/structures.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { join, WORLD_TEST_GENESIS } from './helpers/world.js';
 import { buildAround, type Builds } from './helpers/world_builds.js';
@@ -58,5 +61,31 @@ describe('the world_structures read', () => {
       expect(response.status, bad).toBe(422);
       expect(response.headers.get('content-type')).toContain('text/html');
     }
+  });
+});
+
+describe('structuresView, at its caps', () => {
+  it('keeps the lowest relay ids and the first roads in row-major order, and says it cut', () => {
+    const masts = Array.from({ length: STRUCTURES_MAX_MASTS + 1 }, (_, at) => ({
+      relay_id: at + 1,
+      x: at % WORLD_SIZE,
+      y: 7,
+      builder: 'ag_b',
+      // Linked to the next mast, and the last kept one to the one past the cap.
+      links: [at, at + 2].filter((id) => id >= 1 && id <= STRUCTURES_MAX_MASTS + 1),
+    }));
+    const roads = new Set<number>();
+    for (let index = STRUCTURES_MAX_ROADS; index >= 0; index--) roads.add(index * 3);
+    const state = { aether: { masts, hub: null }, world: { roads } } as unknown as SocietyState;
+    const view = structuresView(state);
+    expect(view.masts.length).toBe(STRUCTURES_MAX_MASTS);
+    expect(view.links.length).toBe(STRUCTURES_MAX_MASTS - 1);
+    expect(view.links.at(-1)).toEqual({ from_relay_id: STRUCTURES_MAX_MASTS - 1, to_relay_id: STRUCTURES_MAX_MASTS });
+    expect(view.roads.length).toBe(STRUCTURES_MAX_ROADS);
+    expect(view.roads.slice(0, 2)).toEqual([
+      { x: 0, y: 0 },
+      { x: 3, y: 0 },
+    ]);
+    expect(view.truncated).toEqual({ masts: true, roads: true });
   });
 });
