@@ -1,7 +1,5 @@
 import type { WorldView } from '../../../render/pages/world_page.js';
-import { type ReadContext, revealedChunks } from '../../../engine/index.js';
-import { memberPositions } from '../../../engine/reads/world.js';
-import { structuresView } from '../../../engine/world/structures.js';
+import { type ReadContext, memberPositions, revealedChunks, structuresView } from '../../../engine/index.js';
 
 export function worldView({ state }: ReadContext, at: WorldView['at']): WorldView {
   return {
