@@ -6,7 +6,7 @@ import { enactmentQueue, motionList, motionRead, motionTally, motionVotes } from
 import { bulletinList, chronicleList, dispatchList } from './reads/publications.js';
 import { reputationGet, reputationLeaderboard } from './reads/reputation.js';
 import { health, societyStatus, standing, worldParams } from './reads/society_status.js';
-import { worldAgents, worldBlocks, worldChunk, worldRevealed, worldTile } from './reads/world.js';
+import { worldAgents, worldBlocks, worldChunk, worldRevealed, worldStructures, worldTile } from './reads/world.js';
 
 /**
  * The read catalogue: every public read of the society, declared once (engine/read.ts).
@@ -25,6 +25,7 @@ export const READ_CATALOGUE: readonly ReadDefinition[] = [
   worldBlocks,
   worldRevealed,
   worldAgents,
+  worldStructures,
   motionList,
   motionRead,
   motionVotes,

@@ -67,4 +67,4 @@ pre{overflow-x:auto}
 nav a{margin-right:.6rem}.rail{color:#555;font-size:.9em;margin:.5rem 0}.rail span{margin-right:1rem}
 .watchers{border-top:1px solid #ddd;margin-top:2rem;font-size:.9em}
 code{background:#f3f3f3;padding:0 .25rem}table{border-collapse:collapse}td,th{border-bottom:1px solid #eee;padding:.2rem .5rem;text-align:left}
-#map{border:1px solid #ccc;width:100%;max-width:768px;aspect-ratio:1;image-rendering:pixelated;cursor:grab}`;
+`;

@@ -78,8 +78,8 @@ async function factsByPage(): Promise<Record<string, string[]>> {
   return {
     '/society': [`${status.members_active}`, status.ledger.hash, BULLETIN_TITLE, BULLETIN_BODY, wren.id],
     '/world': [
-      `${state.world.agents.size} members in the world`,
-      `${revealedChunks(state.world).length} chunks hold revealed tiles`,
+      `${state.world.agents.size} members; ${revealedChunks(state.world).length} of its 1,024 chunks hold revealed tiles`,
+      wren.id,
     ],
     '/motions': [motion_id, MOTION_TITLE],
     '/motions/{motion_id}': [MOTION_TITLE, MOTION_BODY, wren.id, 'housekeeping'],

@@ -24,6 +24,7 @@ import { agentPage, reputationPage } from '../../render/pages/agent_pages.js';
 import { ledgerEntryPage, ledgerPage } from '../../render/pages/ledger_pages.js';
 import { motionPage } from '../../render/pages/motion_page.js';
 import { worldPage } from '../../render/pages/world_page.js';
+import { WORLD_ZOOM_MAX, WORLD_ZOOM_MIN } from '../../render/map/zoom.js';
 import { forAgentsPage, healthPage, homePage, societyPage } from '../../render/pages/society_pages.js';
 import { treasuryPage } from '../../render/treasury_pages.js';
 import * as views from './page_views.js';
@@ -96,9 +97,15 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/world',
     title: 'The world',
-    summary: 'The world map',
+    summary: 'The world viewer: the revealed plane, members, structures; a view by x, y and zoom level z',
     nav: 'World',
     listed: true,
+    // The permalink of a view: its centre tile and zoom level (2^z CSS px per tile).
+    args: z.object({
+      x: z.int().min(0).max(2047).optional(),
+      y: z.int().min(0).max(2047).optional(),
+      z: z.int().min(WORLD_ZOOM_MIN).max(WORLD_ZOOM_MAX).optional(),
+    }),
     view: views.worldView,
     html: worldPage,
     markdown: worldMarkdown,

@@ -5,6 +5,7 @@ import { refuse } from '../refusals.js';
 import type { SocietyState } from '../state.js';
 import { inChunks, inWorld, tileIndex } from '../world/geometry.js';
 import { BIOMES } from '../world/materials.js';
+import { STRUCTURES_MAX_MASTS, STRUCTURES_MAX_ROADS, structuresView } from '../world/structures.js';
 import { chunkBlocks, revealedChunks, tileView } from '../world/views.js';
 import { isRevealed } from '../world/world_state.js';
 
@@ -119,4 +120,26 @@ export const worldAgents = defineRead({
     }),
   },
   view: ({ state }) => ({ agents: memberPositions(state) }),
+});
+
+const Position = { x: z.int(), y: z.int() };
+const MastSchema = z.object({ relay_id: z.int(), ...Position, builder: z.string() });
+
+export const worldStructures = defineRead({
+  name: 'world_structures',
+  title: 'What members built',
+  summary: `Relay masts (relay_id, position, builder), links between masts (each pair once, lower relay_id first), the Aether Hub or null, and road tiles; at most ${STRUCTURES_MAX_MASTS} masts and ${STRUCTURES_MAX_ROADS} roads, with truncated saying whether more exist. Placed blocks are in world_blocks.`,
+  path: '/api/v1/world/structures',
+  args: z.object({}),
+  response: {
+    kind: 'json',
+    schema: z.object({
+      masts: z.array(MastSchema),
+      links: z.array(z.object({ from_relay_id: z.int(), to_relay_id: z.int() })),
+      hub: MastSchema.nullable(),
+      roads: z.array(z.object(Position)),
+      truncated: z.object({ masts: z.boolean(), roads: z.boolean() }),
+    }),
+  },
+  view: ({ state }) => structuresView(state),
 });
