@@ -14,5 +14,11 @@ export default defineConfig({
     // express) require()s async-function's ESM build, so a run could lose a worker at random.
     // Without require(esm), that package resolves to its CommonJS build and the race is gone.
     execArgv: ['--no-experimental-require-module'],
+    // Two long-lived workers run every file instead of a fresh process per file: each start
+    // loads ~300 modules and the native addons (lmdb, sodium) again, which cost about two
+    // minutes of a run and, under load, occasionally aborted a worker in a native module's
+    // registration (lmdb's napi init). The tests share no module state that needs a fresh
+    // process: nothing is mocked, stubbed or patched globally.
+    isolate: false,
   },
 });
