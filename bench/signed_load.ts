@@ -179,8 +179,12 @@ if (SECTIONS.has('scaling')) {
 
 const results_file = here('../../bench/RESULTS.md');
 const current = readFileSync(results_file, 'utf8');
-const kept = current.includes('## Load run')
-  ? current.slice(0, current.indexOf('## Load run'))
-  : `${current.trimEnd()}\n\n`;
-writeFileSync(results_file, kept + out.join('\n'));
+// Only this section is replaced: the sections after it (the event stream's) stay.
+const start = current.indexOf('## Load run');
+const after = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
+const updated =
+  start < 0
+    ? `${current.trimEnd()}\n\n${out.join('\n')}`
+    : current.slice(0, start) + out.join('\n') + (after < 0 ? '' : `\n${current.slice(after + 1)}`);
+writeFileSync(results_file, updated);
 console.log(out.join('\n'));
