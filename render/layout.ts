@@ -25,11 +25,25 @@ export interface PageFrame {
   now_ms: number;
 }
 
+/** Ids named on the watchers line; the rest are counted. */
+const watchers_named_max = 3;
+
+/**
+ * Who is watching, as one short line at the foot: how many, the first few anonymous ids
+ * (the viewer's own first, when it is watched) and how many more. The list of ids itself
+ * would be a wall of hex on every page.
+ */
+function watchersHtml(ids: readonly string[]): string {
+  if (ids.length === 0) return '<aside class="watchers"><p>Nobody else is watching now.</p></aside>';
+  const named = ids.slice(0, watchers_named_max).map((id) => `<code>${escapeHtml(id)}</code>`);
+  const more = ids.length - named.length;
+  const count = ids.length >= 50 ? '50 or more' : String(ids.length);
+  return `<aside class="watchers"><p>Watching now: ${count} (${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}).</p></aside>`;
+}
+
 /** Every page: the observation notice first (A5), then the content; nothing on it posts state (A1). */
 export function page(frame: PageFrame, body_html: string): string {
-  const watchers = frame.watchers
-    ? `<aside class="watchers"><h2>Watching now</h2><p>${frame.watchers.length === 0 ? 'Nobody else.' : frame.watchers.map((id) => `<code>${escapeHtml(id)}</code>`).join(' ')}</p></aside>`
-    : '';
+  const watchers = frame.watchers ? watchersHtml(frame.watchers) : '';
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(frame.title)}</title>

@@ -164,6 +164,30 @@ describe('a grant link opened by a link preview', () => {
   });
 });
 
+describe('the watchers line', () => {
+  const countOf = (html: string) => /Watching now: (\d+)/.exec(html)?.[1];
+
+  it('counts a visitor once its cookie comes back, never a client that keeps none, and names at most three', async () => {
+    const regulars = Array.from({ length: 5 }, () => new Visitor());
+    for (const visitor of regulars) {
+      await visitor.get('/treasury');
+      await visitor.get('/treasury');
+    }
+    society.advance(2_000);
+    const before = Number(countOf((await regulars[0]!.get('/treasury')).text));
+    expect(before).toBeGreaterThanOrEqual(5);
+    // Fifty requests without cookies, as curl or a crawler makes them: none of them is a watcher.
+    for (let i = 0; i < 50; i++) await new Visitor().get('/treasury');
+    society.advance(2_000);
+    const line = (await regulars[0]!.get('/treasury')).text;
+    expect(Number(countOf(line))).toBe(before);
+    const aside = /<aside class="watchers">(.*?)<\/aside>/s.exec(line)![1]!;
+    expect((aside.match(/<code>/g) ?? []).length).toBe(3);
+    expect(aside).toContain(`<code>${regulars[0]!.id}</code>`);
+    expect(aside).toMatch(/and \d+ more/);
+  });
+});
+
 describe('the Unwatched Observer', () => {
   it('gives a visitor a signed, HttpOnly, SameSite=Lax id and shows who is watching after the notice', async () => {
     const visitor = new Visitor();

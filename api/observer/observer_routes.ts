@@ -20,10 +20,16 @@ const cookie_options = {
 const VISITOR_PATTERN = /^v_[0-9a-f]{16}$/;
 
 /** The visitor's anonymous id from its signed cookie (the unwatched one first), or a new one set now. */
-export function visitorIdOf(ctx: Context): string {
+/** The visitor id the request's signed cookie carries, if it carries one: a visitor who came back. */
+export function returningVisitorIdOf(ctx: Context): string | undefined {
   const known =
     ctx.cookies.get(UNWATCHED_COOKIE, { signed: true }) ?? ctx.cookies.get(VISITOR_COOKIE, { signed: true });
-  if (known && VISITOR_PATTERN.test(known)) return known;
+  return known && VISITOR_PATTERN.test(known) ? known : undefined;
+}
+
+export function visitorIdOf(ctx: Context): string {
+  const known = returningVisitorIdOf(ctx);
+  if (known) return known;
   const visitor_id = Watchers.newVisitorId();
   ctx.cookies.set(VISITOR_COOKIE, visitor_id, cookie_options);
   return visitor_id;

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { PageFrame, Rail } from '../../render/layout.js';
-import { visitorIdOf } from '../observer/observer_routes.js';
+import { returningVisitorIdOf, visitorIdOf } from '../observer/observer_routes.js';
 import type { Watchers } from '../observer/watchers.js';
 import { NAV_LINKS } from './page_catalogue.js';
 import { ledgerReaderOf } from '../read_context.js';
@@ -27,8 +27,11 @@ export function pageFrame(
   title: string,
   now_ms: number = Date.now(),
 ): PageFrame & { visitor_id: string } {
-  const visitor_id = visitorIdOf(ctx);
-  deps.watchers.saw(visitor_id);
+  // Counted as watching only once its cookie comes back: a client that keeps no cookies
+  // (curl, a crawler) would otherwise be a new watcher on every request.
+  const returning = returningVisitorIdOf(ctx);
+  const visitor_id = returning ?? visitorIdOf(ctx);
+  if (returning) deps.watchers.saw(visitor_id);
   ctx.type = 'text/html; charset=utf-8';
   const observers = deps.engine.state.payments.observers;
   return {
