@@ -25,6 +25,21 @@ export interface PageFrame {
   now_ms: number;
 }
 
+/** "1 member", "2 members". */
+function counted(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+function railHtml(rail: Rail): string {
+  const spans = [
+    counted(rail.members, 'member', 'members'),
+    counted(rail.motions_open, 'motion open', 'motions open'),
+    counted(rail.dispatches, 'dispatch', 'dispatches'),
+    counted(rail.ledger_entries, 'ledger entry', 'ledger entries'),
+  ];
+  return `<aside class="rail">${spans.map((text) => `<span>${text}</span>`).join(' ')}</aside>`;
+}
+
 /** Ids named on the watchers line; the rest are counted. */
 const watchers_named_max = 3;
 
@@ -52,7 +67,7 @@ export function page(frame: PageFrame, body_html: string): string {
 <body>
 <p class="notice" role="note">${escapeHtml(OBSERVATION_NOTICE)}</p>
 <nav>${frame.nav.map((link) => `<a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a>`).join(' ')}</nav>
-${frame.rail ? `<aside class="rail"><span>${frame.rail.members} members</span> <span>${frame.rail.motions_open} motions open</span> <span>${frame.rail.dispatches} dispatches</span> <span>${frame.rail.ledger_entries} ledger entries</span></aside>` : ''}
+${frame.rail ? railHtml(frame.rail) : ''}
 <main>
 <h1>${escapeHtml(frame.title)}</h1>
 ${body_html}
