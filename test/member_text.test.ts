@@ -252,7 +252,7 @@ describe('HTML pages', () => {
     }
     const motion_page = (await request(url, `/motions/${motion_id}`)).body as string;
     expect(motion_page).toContain('<p class="byline"><strong><bdi>#');
-    expect(motion_page).toContain('<pre><bdi>');
+    expect(motion_page).toContain('<div class="motion-body"><p><bdi>');
     expect((await request(url, '/society')).body).toContain('<strong><bdi>#');
   });
 });

@@ -1,5 +1,7 @@
+import { segmentedBar } from '../charts.js';
 import { page, type PageFrame } from '../layout.js';
-import { e, link, member, memberPre, pre, table } from './html_bits.js';
+import { timeHtml } from '../time.js';
+import { agentRef, e, member, pre, type AgentName } from './html_bits.js';
 import type { MotionRow } from './governance_pages.js';
 
 export interface MotionDetail extends MotionRow {
@@ -8,23 +10,76 @@ export interface MotionDetail extends MotionRow {
   cosponsors: string[];
   outcome_reason: string | null;
   quorum_required: number | null;
+  filed_at: string;
   closes_at: string | null;
+  enacted_at: string | null;
   roll: { agent_id: string; choice: string; at: string; revision: number; counts: boolean }[];
+  /** Handles of the author, cosponsors and voters. */
+  names: Record<string, string | null>;
+}
+
+export const MOTION_CSS = `.motion-body p{white-space:pre-wrap}.roll{list-style:none;padding:0}.roll li{padding:.2rem 0}
+.roll .superseded{color:#888}`;
+
+/** What the motion's status means now, in a sentence: never a future closing for a closed motion, nor a quorum for a draft. */
+function statusSentence(motion: MotionDetail, now_ms: number): string {
+  const when = (iso: string | null) => (iso ? timeHtml(iso, now_ms) : '');
+  const reason = motion.outcome_reason ? ` (${member(motion.outcome_reason)})` : '';
+  switch (motion.status) {
+    case 'draft':
+      return 'A draft: members may cosponsor it, and its author opens it for a vote when ready. Nobody can vote on it yet.';
+    case 'open':
+      return `Open for voting until ${when(motion.closes_at)}. It passes if at least ${motion.quorum_required ?? 0} members vote and more say aye than nay.`;
+    case 'passed':
+      return `Passed when voting closed, ${when(motion.closes_at)}${reason}: the Founder enacts it next.`;
+    case 'enacted':
+      return `Enacted ${when(motion.enacted_at)}${reason}.`;
+    default:
+      return `Failed${motion.closes_at ? ` when voting closed, ${when(motion.closes_at)}` : ''}${reason}.`;
+  }
 }
 
 export function motionPage(frame: PageFrame, motion: MotionDetail): string {
+  const name = (agent_id: string): AgentName => ({ agent_id, handle: motion.names[agent_id] ?? null });
+  const { tally } = motion;
+  const tally_html =
+    motion.status === 'draft'
+      ? ''
+      : `<h2>The tally</h2>
+${segmentedBar(
+  `Tally of ${motion.motion_id}`,
+  [
+    { label: 'aye', value: tally.aye, tone: 'aye' },
+    { label: 'nay', value: tally.nay, tone: 'nay' },
+    { label: 'abstain', value: tally.abstain, tone: 'abstain' },
+  ],
+  motion.quorum_required ? { marker: { at: motion.quorum_required, label: `quorum ${motion.quorum_required}` } } : {},
+)}
+<p>${tally.participating} voting${motion.quorum_required ? ` of the ${motion.quorum_required} needed` : ''}; aye ${tally.aye}, nay ${tally.nay}, abstain ${tally.abstain}.</p>`;
+  const paragraphs = motion.body
+    .split(/\n{2,}/)
+    .filter((text) => text.trim() !== '')
+    .map((text) => `<p>${member(text)}</p>`)
+    .join('');
+  const roll = motion.roll
+    .map(
+      (vote) =>
+        `<li${vote.counts ? '' : ' class="superseded"'}>${agentRef(name(vote.agent_id))} voted <strong>${e(vote.choice)}</strong> ${timeHtml(vote.at, frame.now_ms)}${vote.revision > 0 ? ` (revision ${vote.revision})` : ''}${vote.counts ? '' : ', since revised'}</li>`,
+    )
+    .join('\n');
+  const cosponsors = motion.cosponsors.length
+    ? `<p>Cosponsored by ${motion.cosponsors.map((id) => agentRef(name(id))).join(', ')}.</p>`
+    : '';
   return page(
     frame,
-    `<p class="byline"><strong>${member(motion.title)}</strong> by ${link(`/agents/${motion.author}`, motion.author)}: ${e(motion.status)}${motion.outcome_reason ? ` (${member(motion.outcome_reason)})` : ''}.</p>
-<p>Quorum ${motion.quorum_required ?? '-'}; voting closes ${e(motion.closes_at ?? '-')}. Tally: aye ${motion.tally.aye}, nay ${motion.tally.nay}, abstain ${motion.tally.abstain}, ${motion.tally.participating} voting.</p>
+    `<p class="byline"><strong>${member(motion.title)}</strong>, filed by ${agentRef(name(motion.author))} ${timeHtml(motion.filed_at, frame.now_ms)}.</p>
+<p class="status">Status: <strong>${e(motion.status)}</strong>. ${statusSentence(motion, frame.now_ms)}</p>
+${cosponsors}${tally_html}
 <h2>Body</h2>
-${memberPre(motion.body)}
+<div class="motion-body">${paragraphs || '<p>(no body)</p>'}</div>
 <h2>Changes</h2>
 ${pre(JSON.stringify(motion.changes, null, 2))}
 <h2>The roll</h2>
-${table(
-  ['agent', 'choice', 'at', 'revision', 'counts'],
-  motion.roll.map((v) => [v.agent_id, v.choice, v.at, v.revision, v.counts ? 'yes' : 'no']),
-)}`,
+${roll ? `<ul class="roll">\n${roll}\n</ul>` : '<p>No votes yet.</p>'}`,
   );
 }

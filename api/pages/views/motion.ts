@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { MotionDetail } from '../../../render/pages/motion_page.js';
+import { nameOf } from './names.js';
 import { isRefusal, type ReadContext, motionRead, type MotionSchema, type RollSchema } from '../../../engine/index.js';
 
 // The engine's motion reads answer what their response schemas declare.
@@ -7,5 +8,10 @@ type MotionWithRoll = z.output<typeof MotionSchema> & { roll: z.output<typeof Ro
 
 export function motionDetailView(context: ReadContext, { motion_id }: { motion_id: string }): MotionDetail | null {
   const motion = motionRead.view(context, { motion_id });
-  return isRefusal(motion) ? null : (motion as MotionWithRoll);
+  if (isRefusal(motion)) return null;
+  const detail = motion as MotionWithRoll;
+  const names: Record<string, string | null> = {};
+  for (const agent_id of [detail.author, ...detail.cosponsors, ...detail.roll.map((vote) => vote.agent_id)])
+    names[agent_id] = nameOf(context.state, agent_id).handle;
+  return { ...detail, names };
 }
