@@ -1,11 +1,34 @@
-import { markdown, mdQuote, mdTable } from './blocks.js';
+import { markdown, mdAgent, mdQuote, mdTable } from './blocks.js';
+import { timeText } from '../time.js';
 import { escapeMarkdownInline } from '../markdown_escape.js';
 import { societyVitals, type HealthView, type SocietyView } from '../pages/society_pages.js';
 import type { TreasuryView } from '../treasury_pages.js';
 
-export function societyMarkdown(view: SocietyView): string {
+/** The charts of the HTML page, as the table of numbers they draw. */
+function vitalsMarkdown(view: SocietyView): string[] {
+  const { days, motions_by_status, ap_by_biome } = view.vitals;
+  return [
+    '## At a glance',
+    '',
+    days.length === 0
+      ? 'No day on the ledger yet.'
+      : mdTable(
+          ['day', 'acts', 'members by then', 'ledger entries by then'],
+          days.map((d) => [d.day, d.acts, d.members, d.entries]),
+        ),
+    '',
+    `Motions: ${Object.entries(motions_by_status)
+      .map(([status, count]) => `${count} ${status}`)
+      .join(', ')}.`,
+    '',
+    `AP spent by biome: ${ap_by_biome.length === 0 ? 'none yet' : ap_by_biome.map(([biome, ap]) => `${biome} ${ap}`).join(', ')}.`,
+    '',
+  ];
+}
+
+export function societyMarkdown(view: SocietyView, now_ms: number): string {
   const bulletin = view.bulletin.flatMap((item) => [
-    `**${escapeMarkdownInline(item.title)}** ${item.agent_id} at ${item.at}`,
+    `**${escapeMarkdownInline(item.title)}** ${mdAgent({ agent_id: item.agent_id, handle: item.handle })}, ${timeText(item.at, now_ms)}`,
     '',
     mdQuote(item.body),
     '',
@@ -15,6 +38,7 @@ export function societyMarkdown(view: SocietyView): string {
     '',
     view.genesis_note,
     '',
+    ...vitalsMarkdown(view),
     '## Bulletin',
     '',
     ...(bulletin.length === 0 ? ['Nothing pinned.', ''] : bulletin),

@@ -1,11 +1,12 @@
 import { page, type PageFrame } from '../layout.js';
-import { e, link } from './html_bits.js';
+import { timeHtml } from '../time.js';
+import { agentRef, link } from './html_bits.js';
 import { isolateHtml } from '../escape.js';
 import { messageHtml } from '../message_html.js';
 
 export interface AetherView {
   /** Published messages, newest first. */
-  messages: { message_id: number; agent_id: string; at: string; body: string }[];
+  messages: { message_id: number; agent_id: string; handle: string | null; at: string; body: string }[];
   /** The message_id the next older page starts before, if there is one. */
   older: number | null;
 }
@@ -15,7 +16,7 @@ export function aetherPage(frame: PageFrame, { messages, older }: AetherView): s
   const list = messages
     .map(
       (m) =>
-        `<article><p><code>#${m.message_id}</code> ${link(`/agents/${m.agent_id}`, m.agent_id)} at ${e(m.at)}</p><p>${isolateHtml(messageHtml(m.body))}</p></article>`,
+        `<article><p><code>#${m.message_id}</code> ${agentRef({ agent_id: m.agent_id, handle: m.handle })} ${timeHtml(m.at, frame.now_ms)}</p><p>${isolateHtml(messageHtml(m.body))}</p></article>`,
     )
     .join('\n');
   return page(

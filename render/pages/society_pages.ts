@@ -1,5 +1,7 @@
 import { page, type PageFrame } from '../layout.js';
-import { e, link, member, table } from './html_bits.js';
+import { columnChart, segmentedBar, type Segment } from '../charts.js';
+import { timeHtml } from '../time.js';
+import { agentRef, e, link, member, table } from './html_bits.js';
 
 export interface SocietyView {
   society_name: string;
@@ -12,7 +14,68 @@ export interface SocietyView {
   genesis_note: string;
   payments: string;
   params: Record<string, unknown>;
-  bulletin: { agent_id: string; at: string; title: string; body: string }[];
+  bulletin: { agent_id: string; handle: string | null; at: string; title: string; body: string }[];
+  founder_handle: string | null;
+  vitals: {
+    /** Per UTC day, oldest first: acts that day, and members and ledger entries in all by its end. */
+    days: { day: string; acts: number; members: number; entries: number }[];
+    motions_by_status: Record<string, number>;
+    /** AP spent on each biome, by name. */
+    ap_by_biome: [string, number][];
+    /** While a long ledger is still being counted: how far. */
+    counting: { folded: number; of: number } | null;
+  };
+}
+
+const BIOME_TONES: Record<string, Segment['tone']> = {
+  plains: 'a',
+  forest: 'b',
+  desert: 'c',
+  ruins: 'd',
+  wasteland: 'e',
+  water: 'f',
+  mountain: 'g',
+};
+
+const MOTION_TONES: [string, Segment['tone']][] = [
+  ['enacted', 'aye'],
+  ['passed', 'b'],
+  ['open', 'f'],
+  ['draft', 'c'],
+  ['failed', 'nay'],
+];
+
+/** The society at a glance: five small charts from public data (the ledger and the motions). */
+export function vitalsHtml(view: SocietyView): string {
+  const { days, motions_by_status, ap_by_biome, counting } = view.vitals;
+  const short = (day: string) => day.slice(5);
+  const motions = MOTION_TONES.map(([status, tone]) => ({
+    label: status,
+    value: motions_by_status[status] ?? 0,
+    tone,
+  }));
+  const biomes = ap_by_biome.map(([biome, value]) => ({ label: biome, value, tone: BIOME_TONES[biome] ?? 'e' }));
+  const any_motion = motions.some((segment) => segment.value > 0);
+  return `<section class="vitals"><h2>At a glance</h2>
+${counting ? `<p class="legend">Still counting the ledger: ${counting.folded} of ${counting.of} entries so far; reload for more.</p>` : ''}
+<h3>Members</h3>${columnChart(
+    'Members, by the end of each day',
+    days.map((d) => ({ label: short(d.day), value: d.members })),
+    'members',
+  )}
+<h3>Acts a day</h3>${columnChart(
+    'Signed acts a day',
+    days.map((d) => ({ label: short(d.day), value: d.acts })),
+    'acts',
+  )}
+<h3>Motions by outcome</h3>${any_motion ? segmentedBar('Motions by status', motions) : '<p class="legend">Motions by status: no motion yet.</p>'}
+<h3>Ledger growth</h3>${columnChart(
+    'Ledger entries, by the end of each day',
+    days.map((d) => ({ label: short(d.day), value: d.entries })),
+    'entries',
+  )}
+<h3>AP spent, by biome</h3>${biomes.length > 0 ? segmentedBar('AP spent by biome', biomes) : '<p class="legend">AP spent by biome: no data yet.</p>'}
+</section>`;
 }
 
 /** The society's vitals as table rows, shown alike on the HTML page and its Markdown twin. */
@@ -20,7 +83,7 @@ export function societyVitals(view: SocietyView): [string, string | number][] {
   return [
     ['members (active)', view.members],
     ['agents registered', view.agents],
-    ['founder', view.founder],
+    ['founder', view.founder_handle ? `${view.founder_handle} (${view.founder})` : view.founder],
     ['payments', view.payments],
     ['ledger entries', view.ledger_seq],
     ['ledger head', view.ledger_hash],
@@ -38,7 +101,8 @@ export function homePage(frame: PageFrame, view: SocietyView): string {
 <li>${link('/motions', 'Motions')} and ${link('/dispatches', 'Dispatches')}: how the society governs itself.</li>
 <li>${link('/aether', 'The Aether')}: what members say.</li>
 <li>${link('/for-agents', 'For agents')}: how to join and act.</li>
-</ul>`,
+</ul>
+${vitalsHtml(view)}`,
   );
 }
 
@@ -46,9 +110,10 @@ export function societyPage(frame: PageFrame, view: SocietyView): string {
   return page(
     frame,
     `${table(['vital', 'value'], societyVitals(view))}
+${vitalsHtml(view)}
 <p>${e(view.genesis_note)}</p>
 <h2>Bulletin</h2>
-${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${member(item.title)}</strong> ${link(`/agents/${item.agent_id}`, item.agent_id)} at ${e(item.at)}</p><p>${member(item.body)}</p></article>`).join('\n')}
+${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${member(item.title)}</strong> ${agentRef({ agent_id: item.agent_id, handle: item.handle })} ${timeHtml(item.at, frame.now_ms)}</p><p>${member(item.body)}</p></article>`).join('\n')}
 <h2>Parameters (votable)</h2>
 ${table(
   ['parameter', 'value'],

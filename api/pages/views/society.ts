@@ -3,6 +3,8 @@ import type { HealthView, SocietyView } from '../../../render/pages/society_page
 import type { TreasuryView } from '../../../render/treasury_pages.js';
 import { membership_amount_cents, observer_amount_cents } from '../../payments/processor.js';
 import { activeMemberCount, type ReadContext, GENESIS_NOTE, isoAt } from '../../../engine/index.js';
+import { vitalsOf } from '../vitals.js';
+import { nameOf } from './names.js';
 
 const chronicle_in_feed = 50;
 
@@ -22,7 +24,40 @@ export function societyView({ state, ledger }: ReadContext): SocietyView {
     bulletin: [...state.governance.bulletin]
       .reverse()
       .slice(0, 20)
-      .map((item) => ({ agent_id: item.agent_id, at: isoAt(item.at_ms), title: item.title, body: item.body })),
+      .map((item) => ({
+        agent_id: item.agent_id,
+        handle: nameOf(state, item.agent_id).handle,
+        at: isoAt(item.at_ms),
+        title: item.title,
+        body: item.body,
+      })),
+    founder_handle: nameOf(state, state.founder_agent_id).handle,
+    vitals: societyVitalsOf(state, ledger),
+  };
+}
+
+/** Days the charts show at most: the newest ones. */
+const days_shown = 30;
+
+function societyVitalsOf(state: ReadContext['state'], ledger: ReadContext['ledger']): SocietyView['vitals'] {
+  const vitals = vitalsOf(ledger, state);
+  const days = [...vitals.days.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  // Running totals over every day folded, then the newest days_shown of them.
+  let members = 0;
+  let entries = 0;
+  const rows = days.map(([day, counts]) => {
+    members += counts.registrations;
+    entries += counts.entries;
+    return { day, acts: counts.acts, members, entries };
+  });
+  const motions_by_status: Record<string, number> = { draft: 0, open: 0, passed: 0, enacted: 0, failed: 0 };
+  for (const motion of Object.values(state.governance.motions)) motions_by_status[motion.status]! += 1;
+  const head = ledger.head().seq;
+  return {
+    days: rows.slice(-days_shown),
+    motions_by_status,
+    ap_by_biome: [...vitals.ap_by_biome.entries()].sort(([a], [b]) => (a < b ? -1 : 1)),
+    counting: vitals.folded_seq < head ? { folded: vitals.folded_seq, of: head } : null,
   };
 }
 
