@@ -160,7 +160,7 @@ describe("the Founder's Dispatch", () => {
     expect(dispatch.text).toBe(`- Resolved ${motion_id} ${JSON.stringify(TITLE)} by Founder action: housekeeping`);
     const page = (await request(url, '/dispatches')).body as string;
     expect(page).toContain(
-      `<pre>- Resolved ${motion_id} &#34;# Founder decree: *all* members [click](javascript:alert(1)) &#60;img`,
+      `<ul class="dispatch"><li>Resolved ${motion_id} <span class="quoted"><bdi>&#34;# Founder decree: *all* members [click](javascript:alert(1)) &#60;img`,
     );
     expect(page).not.toContain('<img src=x');
   });

@@ -1,7 +1,8 @@
 import type { Article, Prohibition } from '../../engine/governance/law.js';
 import { MOTION_STATUSES } from '../../engine/governance/governance_state.js';
 import { page, type PageFrame } from '../layout.js';
-import { e, link, member, pre, table } from './html_bits.js';
+import { e, link, member, table } from './html_bits.js';
+import { timeHtml } from '../time.js';
 
 export interface MotionRow {
   motion_id: string;
@@ -101,8 +102,37 @@ export interface DispatchesView {
   older: number | null;
 }
 
+/** A member's words inside a Dispatch line: the engine writes them JSON-quoted (quoteMemberText). */
+const QUOTED = /"(?:[^"\\]|\\.)*"/g;
+
+export const DISPATCH_CSS = `.dispatch{list-style:none;padding:0}.dispatch li{padding-left:1.5em;text-indent:-1.5em;margin:.3rem 0}
+.dispatch li::before{content:"\\2013";display:inline-block;width:1.5em;text-indent:0}.dispatch .quoted{background:#f6f3ea}`;
+
+/**
+ * A Dispatch as wrapped text that still cannot lend the Founder's voice to a member: each
+ * disclosure is a list item whose wrapped lines hang indented under its dash, and a
+ * member's quoted words are tinted and isolated, so no line on screen that starts inside
+ * them can pass for the start of a disclosure.
+ */
+function dispatchHtml(text: string): string {
+  const lines = text.split('\n').map((line) => {
+    const body = line.startsWith('- ') ? line.slice(2) : line;
+    let html = '';
+    let at = 0;
+    for (const match of body.matchAll(QUOTED)) {
+      html += e(body.slice(at, match.index));
+      html += `<span class="quoted">${member(match[0])}</span>`;
+      at = match.index + match[0].length;
+    }
+    return `<li>${html}${e(body.slice(at))}</li>`;
+  });
+  return `<ul class="dispatch">${lines.join('')}</ul>`;
+}
+
 export function dispatchesPage(frame: PageFrame, { dispatches, older }: DispatchesView): string {
-  const list = dispatches.map((d) => `<h2>Dispatch ${d.dispatch_id}</h2><p>${e(d.at)}</p>${pre(d.text)}`).join('\n');
+  const list = dispatches
+    .map((d) => `<h2>Dispatch ${d.dispatch_id}</h2><p>${timeHtml(d.at, frame.now_ms)}</p>${dispatchHtml(d.text)}`)
+    .join('\n');
   return page(
     frame,
     `${list || '<p>No Dispatch yet.</p>'}${older ? `<p>${link(`/dispatches?before_id=${older}`, 'Older')}</p>` : ''}`,
