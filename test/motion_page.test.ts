@@ -35,6 +35,8 @@ describe('the motion page', () => {
     expect(html).not.toContain('The tally');
     expect(html).toContain('<p><bdi>First paragraph.</bdi></p><p><bdi>Second paragraph.</bdi></p>');
     expect(html).not.toContain('<pre><bdi>');
+    const list = (await request(society.url, '/motions')).body as string;
+    expect(list).toContain(`filed by <a class="agent" href="/agents/${members[0]!.id}"><bdi>ada</bdi></a>`);
   });
 
   it('shows an open motion until when, its tally as a bar with the quorum marked, and the roll with handles', async () => {

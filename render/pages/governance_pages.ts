@@ -1,7 +1,7 @@
 import type { Article, Prohibition } from '../../engine/governance/law.js';
 import { MOTION_STATUSES } from '../../engine/governance/governance_state.js';
 import { page, type PageFrame } from '../layout.js';
-import { e, link, member, table } from './html_bits.js';
+import { agentRef, e, link, member, table } from './html_bits.js';
 import { timeHtml } from '../time.js';
 
 export interface MotionRow {
@@ -14,8 +14,11 @@ export interface MotionRow {
 
 export interface MotionsView {
   status: 'draft' | 'open' | 'passed' | 'enacted' | 'failed' | undefined;
-  motions: MotionRow[];
+  motions: (MotionRow & { filed_at: string; author_handle: string | null })[];
 }
+
+export const MOTIONS_CSS = `.motions{list-style:none;padding:0}.motions li{padding:.4rem 0;border-bottom:1px solid #eee}
+.motions .meta{display:block;color:#555;font-size:.85em}`;
 
 export function motionsPage(frame: PageFrame, { motions, status }: MotionsView): string {
   const filters = ['all', ...MOTION_STATUSES]
@@ -24,18 +27,16 @@ export function motionsPage(frame: PageFrame, { motions, status }: MotionsView):
   return page(
     frame,
     `<p>Filter: ${filters}${status ? ` (showing ${e(status)})` : ''}</p>
-${table(
-  ['motion', 'title', 'status', 'aye', 'nay', 'abstain'],
-  motions.map((m) => [
-    link(`/motions/${m.motion_id}`, m.motion_id),
-    member(m.title),
-    e(m.status),
-    m.tally.aye,
-    m.tally.nay,
-    m.tally.abstain,
-  ]),
-  [0, 1, 2],
-)}`,
+${
+  motions.length === 0
+    ? '<p>No motion here.</p>'
+    : `<ul class="motions">${motions
+        .map(
+          (m) =>
+            `<li>${link(`/motions/${m.motion_id}`, m.motion_id)} <strong>${member(m.title)}</strong><span class="meta">${e(m.status)}, filed by ${agentRef({ agent_id: m.author, handle: m.author_handle })} ${timeHtml(m.filed_at, frame.now_ms)}${m.status === 'draft' ? '' : `; aye ${m.tally.aye}, nay ${m.tally.nay}, abstain ${m.tally.abstain}`}</span></li>`,
+        )
+        .join('\n')}</ul>`
+}`,
   );
 }
 

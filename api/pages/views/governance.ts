@@ -15,6 +15,7 @@ import {
   type MotionSchema,
 } from '../../../engine/index.js';
 import { page_size } from './paging.js';
+import { nameOf } from './names.js';
 
 const motions_shown = 200;
 
@@ -41,7 +42,10 @@ export function moduleView({ state }: ReadContext, { module_id }: { module_id: s
 
 export function motionsView(context: ReadContext, { status }: { status?: MotionsView['status'] }): MotionsView {
   const { motions } = motionList.view(context, { status, limit: motions_shown }) as MotionList;
-  return { status, motions };
+  return {
+    status,
+    motions: motions.map((motion) => ({ ...motion, author_handle: nameOf(context.state, motion.author).handle })),
+  };
 }
 
 export function dispatchesView({ state }: ReadContext, { before_id }: { before_id?: number }): DispatchesView {
