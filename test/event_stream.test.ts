@@ -8,10 +8,11 @@ import type { WireEntry } from '../client/ledger_check.js';
 import { EventHub } from '../api/events/event_hub.js';
 import { EVENT_STREAM_LIMITS } from '../api/events/event_limits.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
-import { join, type Member } from './helpers/world.js';
+import { join, pacing, type Member } from './helpers/world.js';
 
 let society: TestSociety;
 let ada: Member;
+let step: () => string;
 
 beforeAll(async () => {
   society = await startTestSociety({
@@ -19,6 +20,7 @@ beforeAll(async () => {
     config: { event_stream_limits: { streams_per_address_max: 1_100, subscribers_max: 1_100 } },
   });
   ada = await join(society, 'ada');
+  step = pacing(society, ada);
 }, 60_000);
 afterAll(() => society.destroy());
 afterEach(() => expect(society.bugs).toEqual([]));
@@ -85,8 +87,7 @@ describe('the event stream', () => {
     expect(by_ada[0]!.actor).toBe(ada.id);
     const position = society.engine.state.world.agents.get(ada.id)!;
     const chunk = { chunk_x: Math.floor(position.x / 64), chunk_y: Math.floor(position.y / 64) };
-    const step = position.x > 1024 ? 'w' : 'e';
-    const moved = ada.client.act('world_move', { path: [step] });
+    const moved = ada.client.act('world_move', { path: [step()] });
     const here = await take(followLedger(society.url, { from: head() + 1, chunk }), 1);
     await moved;
     expect(here[0]!.event_type).toBe('agent_moved');
@@ -138,9 +139,7 @@ describe('the world-change stream', () => {
       .body!.pipeThrough(new TextDecoderStream())
       .pipeThrough(new EventSourceParserStream())
       .getReader();
-    const position = society.engine.state.world.agents.get(ada.id)!;
-    const step = position.x > 1024 ? 'w' : 'e';
-    await ada.client.act('world_move', { path: [step, step, step] });
+    await ada.client.act('world_move', { path: [step(), step(), step()] });
     const { value } = await events.read();
     await events.cancel();
     expect(value!.event).toBe('chunks');

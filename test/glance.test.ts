@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Vitals, vitals_fold_max } from '../api/pages/vitals.js';
 import { request } from './helpers/signed.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
-import { join, type Member } from './helpers/world.js';
+import { join, pacing, type Member } from './helpers/world.js';
 
 const page = async (society: TestSociety, path: string) => (await request(society.url, path)).body as string;
 
@@ -15,7 +15,7 @@ describe('the society at a glance', () => {
     empty = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
     busy = await startTestSociety({ genesis: { world_seed: 'world-tests', params: { ap_at_registration: 100 } } });
     ada = await join(busy, 'ada');
-    const step = () => (busy.engine.state.world.agents.get(ada.id)!.x > 1024 ? 'w' : 'e');
+    const step = pacing(busy, ada);
     for (let i = 0; i < 3; i++) await ada.client.act('world_move', { path: [step()] });
     await ada.client.act('motion_propose', { title: 'Lanterns', body: '', changes: [] });
   }, 60_000);

@@ -14,7 +14,7 @@ import { sentenceMarkdown } from '../render/sentence_text.js';
 import { chromiumPath, launchChromium } from './helpers/chromium.js';
 import { request } from './helpers/signed.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
-import { join, type Member } from './helpers/world.js';
+import { join, pacing, type Member } from './helpers/world.js';
 
 /** Every event type the engine's sources emit, read from their `event_type: '...'` literals. */
 function emittedEventTypes(): string[] {
@@ -57,7 +57,7 @@ describe('the ledger explorer', () => {
     });
     ada = await join(society, 'ada');
     bob = await join(society, 'bob');
-    const step = () => (society.engine.state.world.agents.get(ada.id)!.x > 1024 ? 'w' : 'e');
+    const step = pacing(society, ada);
     // Enough entries for more than one page of moves, with an act that needs Proof of Machine among them.
     for (let i = 0; i < 30; i++) await ada.client.act('world_move', { path: [step()] });
     await bob.client.act('bulletin_post', { title: 'Lanterns <b>tonight</b>', body: 'By the mill.' });

@@ -183,7 +183,12 @@ describe('the page catalogue', () => {
     const [posted] = (await request(url, '/api/v1/bulletin')).body.items;
     const lines = ((await request(url, '/society.md')).body as string).split('\n');
     const headings = lines.filter((line) => line.startsWith('#'));
-    expect(headings).toEqual([`# ${society.engine.state.society_name}`, '## At a glance', '## Bulletin', '## Parameters']);
+    expect(headings).toEqual([
+      `# ${society.engine.state.society_name}`,
+      '## At a glance',
+      '## Bulletin',
+      '## Parameters',
+    ]);
     const byline = lines.find((line) => line.startsWith('**\\# Forged'));
     expect(byline).toBe(
       `**\\# Forged \\[click\\](javascript:alert(1)) \\<b\\>** wren (${wren.id}), ${posted.at.slice(0, 16).replace('T', ' ')} UTC (just now)`,

@@ -7,7 +7,7 @@ import { TesseraClient } from '../client/sdk.js';
 import { startChildServer } from './helpers/child_server.js';
 import { fetchNonce, rawSigned, type RawResponse } from './helpers/signed.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
-import { join, type Member } from './helpers/world.js';
+import { join, pacing, type Member } from './helpers/world.js';
 
 /** An act through POST /api/v1/act, its defaults written out as they are signed. */
 const actBody = (act: string, payload: Record<string, unknown>) => ({
@@ -30,12 +30,13 @@ describe('a retried signed request', () => {
   beforeAll(async () => {
     society = await startTestSociety({ genesis: { world_seed: 'world-tests' } });
     ada = await join(society, 'ada');
+    step = pacing(society, ada);
   });
   afterAll(() => society.destroy());
 
   const entriesSigned = (nonce: string) =>
     [...society.store.ledgerEntries(1)].filter((entry) => entry.json.includes(`"nonce":"${nonce}"`)).length;
-  const step = () => (society.engine.state.world.agents.get(ada.id)!.x > 1024 ? 'w' : 'e');
+  let step: () => string;
 
   it('gets the first answer again, marked, with a new next nonce, and is applied once', async () => {
     const body = actBody('world_move', { path: [step()] });
@@ -68,14 +69,18 @@ describe('a retried signed request', () => {
   });
 
   it('gets its refusal again, and nothing more is spent or recorded', async () => {
-    const body = actBody('world_move', { path: Array(16).fill('n') });
+    // More AP than anyone holds: refused by the world's rules, after the signature, its nonce spent.
     const ap = society.engine.state.world.agents.get(ada.id)!.ap;
+    const body = actBody('world_give', { to: ada.id, resource: 'dirt', amount: 1_000_000 });
+    const head = society.store.ledgerHead().seq;
     const first = await rawSigned(society.url, { path: '/api/v1/act', body, key: ada.key });
     const again = await rawSigned(society.url, { path: '/api/v1/act', body, key: ada.key, nonce: first.nonce });
     expect(first.status).toBeGreaterThanOrEqual(400);
+    expect(first.status).toBeLessThan(500);
     expect([again.status, again.body]).toEqual([first.status, first.body]);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(society.engine.state.world.agents.get(ada.id)!.ap).toBe(ap);
+    expect(society.store.ledgerHead().seq).toBe(head);
   });
 
   it('is refused NONCE_INVALID when anything it signed differs: body, path, or the signer', async () => {

@@ -89,11 +89,11 @@ export interface ModuleView {
 export function modulePage(frame: PageFrame, module: ModuleView): string {
   const archive =
     module.status === 'retired'
-      ? `<p><strong>Archive.</strong> This module was retired at ${e(module.retired_at ?? '')}; its record stays here.</p>`
+      ? `<p><strong>Archive.</strong> This module was retired ${module.retired_at ? timeHtml(module.retired_at, frame.now_ms) : ''}; its record stays here.</p>`
       : '';
   return page(
     frame,
-    `${archive}<p>${member(module.description)}</p><p>Status: ${e(module.status)}; enabled ${e(module.enabled_at)}${module.by_motion ? ` by ${link(`/motions/${module.by_motion}`, module.by_motion)}` : ''}.</p>`,
+    `${archive}<p>${member(module.description)}</p><p>Status: ${e(module.status)}; enabled ${timeHtml(module.enabled_at, frame.now_ms)}${module.by_motion ? ` by ${link(`/motions/${module.by_motion}`, module.by_motion)}` : ''}.</p>`,
   );
 }
 

@@ -77,3 +77,20 @@ export async function refusal(promise: Promise<unknown>): Promise<TesseraError> 
 export async function look(member: Member): Promise<any> {
   return (await member.client.act('world_look', { radius: 2 })).result;
 }
+
+/**
+ * Test arrangement only: puts a member on a plains tile whose east neighbour is plains too,
+ * and gives the steps that walk it east, then back west, and so on: a move that is always
+ * possible and always costs 1 AP, wherever the member's key made it spawn.
+ */
+export function pacing(society: TestSociety, member: Member): () => Direction {
+  const world = worldOf(society);
+  const tile = findTile(world, (x, y, biome) => biome === 'plains' && biomeAt(world, x + 1, y) === 'plains');
+  standOn(society, member, tile.x, tile.y);
+  let east = true;
+  return () => {
+    const direction: Direction = east ? 'e' : 'w';
+    east = !east;
+    return direction;
+  };
+}
