@@ -35,7 +35,7 @@ export { currentCharter, NO_SIGNALS } from './governance/governance_state.js';
 export { FOUNDER_CONDUCT } from './governance/law.js';
 export type { AetherMessage } from './aether/aether_state.js';
 export { chunkBlocks, revealedChunks, tileView } from './world/views.js';
-export { BIOMES } from './world/materials.js';
+export { BIOMES, BLOCKS } from './world/materials.js';
 export { structuresView } from './world/structures.js';
 export { memberPositions } from './reads/world.js';
 export { CHUNK_COUNT, CHUNKS_PER_AXIS, inChunks, inWorld, tileIndex } from './world/geometry.js';

@@ -5,6 +5,7 @@
  * words), which the HTML and the Markdown renderings link, name or quote each their way.
  */
 import { FOLLOW_UP_EVENTS, REQUEST_OPENING_EVENTS, SYSTEM_EVENTS } from '../client/ledger_events.js';
+import { BLOCKS } from '../engine/index.js';
 
 export type SentencePart =
   | string
@@ -40,16 +41,8 @@ export const KNOWN_EVENT_TYPES: readonly string[] = [
  */
 export const BOOKKEEPING_EVENTS: ReadonlySet<string> = new Set(['pom_challenge_issued', 'ap_spent']);
 
-const BLOCK_NAMES: Record<number, string> = {
-  1: 'dirt',
-  2: 'stone',
-  3: 'iron',
-  4: 'silicon',
-  5: 'obsidian',
-  6: 'slag',
-  7: 'salvage',
-  8: 'timber',
-};
+/** A placed block's name by its id: the engine's own table. */
+const BLOCK_NAMES: Readonly<Record<number, string>> = BLOCKS;
 
 const ap = (data: Record<string, any>): SentencePart[] =>
   typeof data.ap_spent === 'number' && data.ap_spent > 0 ? [`, ${data.ap_spent} AP`] : [];
