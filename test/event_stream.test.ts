@@ -139,7 +139,9 @@ describe('the world-change stream', () => {
       .body!.pipeThrough(new TextDecoderStream())
       .pipeThrough(new EventSourceParserStream())
       .getReader();
-    await ada.client.act('world_move', { path: [step(), step(), step()] });
+    // A dig always changes its chunk (a move may only cross tiles already revealed).
+    const spot = society.engine.state.world.agents.get(ada.id)!;
+    await ada.client.act('world_dig', { x: spot.x, y: spot.y, z: null });
     const { value } = await events.read();
     await events.cancel();
     expect(value!.event).toBe('chunks');
