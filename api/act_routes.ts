@@ -4,7 +4,6 @@ import { z } from 'zod';
 import {
   type ActDefinition,
   type ApplyOutcome,
-  keptOutcome,
   type ReadAct,
   type RefusalCode,
   CATALOGUE,
@@ -140,7 +139,7 @@ async function performAs(
     keep_answer: kept,
     ...(pom ? { pom } : {}),
   });
-  deps.retries.submitted(kept, submitted.then(keptOutcome));
+  deps.retries.submitted(kept, submitted);
   return performed(await submitted);
 }
 

@@ -41,6 +41,17 @@ export interface Authenticated {
  * the nonce spent, so nothing is touched for a request that fails any check; then
  * the next nonce for that agent is issued on the answer (X-Next-Nonce).
  */
+/** What a request as it came in signs (PROTOCOL.md section 3): the one recipe the check and the retry book use. */
+export function requestSigningString(ctx: Context, agent_id: string, nonce: string, canonical_body: string): string {
+  return signingString({
+    method: ctx.method,
+    path: ctx.originalUrl,
+    agent_id,
+    nonce,
+    body_sha256: sha256Hex(canonical_body),
+  });
+}
+
 export class Authenticator {
   constructor(
     private readonly state: () => Readonly<SocietyState>,
@@ -64,15 +75,8 @@ export class Authenticator {
     const weak = weakKeyRefusal(payload_keys);
     if (weak) throw new RefusalError(weak);
     if (!this.nonces.isValid(nonce, agent_id)) throw RefusalError.of('NONCE_INVALID');
-    const message = signingString({
-      method: ctx.method,
-      path: ctx.originalUrl,
-      agent_id,
-      nonce,
-      body_sha256: sha256Hex(canonical_body),
-    });
+    const message = requestSigningString(ctx, agent_id, nonce, canonical_body);
     const verdict = this.verifier.check(pubkey, message, signature);
-    const request_sha256 = sha256Hex(message);
     if (verdict === 'invalid') {
       throw RefusalError.of('SIG_INVALID', undefined, {
         hint: 'Sign the canonical body with every declared default filled in; the server canonicalised your body as canonical_body.',
@@ -82,6 +86,7 @@ export class Authenticator {
     }
     // Registered signers' keys were judged when they came in; this is the verifier's own guard, before the nonce is spent.
     if (verdict === 'weak_key') throw RefusalError.of('WEAK_KEY', undefined, { field: 'pubkey' });
+    const request_sha256 = sha256Hex(message);
     const consumed_nonce = this.nonces.spend(nonce);
     // The next nonce rides on this answer, whatever the act's outcome: the one just spent is gone either way.
     this.handOverNextNonce(ctx, agent_id);

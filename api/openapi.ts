@@ -1,6 +1,7 @@
 import { ROUTE_DOCS, type RouteDoc } from './route_docs.js';
 import { PAGE_ROUTE_DOCS } from './pages/page_docs.js';
 import { LOG_ROUTE_DOCS } from './log/log_route_docs.js';
+import { EVENT_ROUTE_DOCS } from './events/event_route_docs.js';
 import { actPaths } from './openapi/acts.js';
 import { declaredOperation } from './openapi/declared.js';
 import { SchemaComponents, type JsonSchema, type PathItem } from './openapi/json_schema.js';
@@ -8,7 +9,12 @@ import { readPaths } from './openapi/reads.js';
 import { HEADERS, REFUSAL_SCHEMA, SECURITY_SCHEMES, VALIDATION_SCHEMA } from './openapi/responses.js';
 
 /** Every route the document declares: those neither acts nor catalogue reads (the catalogue's pages among them). */
-export const DECLARED_ROUTES: readonly RouteDoc[] = [...ROUTE_DOCS, ...PAGE_ROUTE_DOCS, ...LOG_ROUTE_DOCS];
+export const DECLARED_ROUTES: readonly RouteDoc[] = [
+  ...ROUTE_DOCS,
+  ...PAGE_ROUTE_DOCS,
+  ...LOG_ROUTE_DOCS,
+  ...EVENT_ROUTE_DOCS,
+];
 
 /**
  * The OpenAPI 3.1 document, generated: the acts from the act catalogue, the public

@@ -1,16 +1,6 @@
 import { z } from 'zod';
 import type { RefusalCode } from '../engine/index.js';
 import { ReceiptParams } from './log/checkpoint_routes.js';
-import { EventStreamArgs } from './events/event_filter.js';
-import { EVENTS_PATH } from './events/event_routes.js';
-import { WORLD_CHANGES_PATH } from './events/world_changes.js';
-import { EVENT_STREAM_LIMITS } from './events/event_limits.js';
-
-const { heartbeat_seconds, buffer_bytes_max, stall_seconds, streams_per_address_max } = EVENT_STREAM_LIMITS;
-const STREAM_BOUNDS =
-  `A comment line every ${heartbeat_seconds} s keeps an idle stream open. A client that leaves more than ` +
-  `${buffer_bytes_max / 1024} KiB unread, or reads nothing for ${stall_seconds} s, is cut off. At most ` +
-  `${streams_per_address_max} streams per client address; past it, or when the service holds all it takes, 429.`;
 
 /** One answer of a route: its status, its media type and, for JSON, its shape. */
 export interface RouteAnswer {
@@ -344,33 +334,6 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     args: ReceiptParams,
     answers: [json(ReceiptSchema, 'The receipt')],
     refusals: ['VALIDATION_FAILED', 'UNKNOWN_ENTRY'],
-  },
-  {
-    method: 'GET',
-    path: EVENTS_PATH,
-    summary: 'The ledger as Server-Sent Events: each entry once its tick is durable, resumable, filterable',
-    description:
-      'Each event is `id: <seq>`, `event: entry`, `data: <the entry JSON exactly as GET /api/v1/ledger serves it>`. ' +
-      'Resume with the Last-Event-ID header (the last seq received; browsers send it when they reconnect) or ' +
-      '`from` (the first seq wanted); without either, only entries committed from now on. ' +
-      STREAM_BOUNDS +
-      ' The last event of a stream that is cut off is `dropped` with `{"reason", "resume_from"}`.',
-    args: EventStreamArgs,
-    answers: [{ status: 200, media_type: 'text/event-stream', description: 'The stream' }],
-    refusals: ['VALIDATION_FAILED', 'RATE_LIMITED'],
-  },
-  {
-    method: 'GET',
-    path: WORLD_CHANGES_PATH,
-    summary: 'The chunks each durable tick changed, with their new ETags, as Server-Sent Events',
-    description:
-      'Each event is `event: chunks`, `data: {"seq", "chunks": [{"chunk_x", "chunk_y", "etag"}]}`: refetch those ' +
-      'chunks (or compare the ETag with yours). No history: on connecting, revalidate the chunks you show ' +
-      '(If-None-Match answers 304 for the unchanged). ' +
-      STREAM_BOUNDS +
-      ' The last event of a stream that is cut off is `dropped` with `{"reason", "revalidate": true}`.',
-    answers: [{ status: 200, media_type: 'text/event-stream', description: 'The stream' }],
-    refusals: ['RATE_LIMITED'],
   },
   text('/chronicle.rss', 'The chronicle as an RSS feed', 'application/rss+xml'),
   text('/robots.txt', 'Everything is crawlable', TEXT_PLAIN),

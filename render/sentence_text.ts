@@ -14,7 +14,7 @@ const TILE_ZOOM = 4;
 
 export type NameOf = (agent_id: string) => AgentName;
 
-export function tileHref({ x, y }: { x: number; y: number }): string {
+function tileHref({ x, y }: { x: number; y: number }): string {
   return `/world?x=${x}&y=${y}&z=${TILE_ZOOM}`;
 }
 

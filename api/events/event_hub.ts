@@ -63,11 +63,6 @@ export class EventHub {
     return this.subscribers.size;
   }
 
-  /** The newest durable seq the hub has published. */
-  get head_seq(): number {
-    return this.published_seq;
-  }
-
   /**
    * Starts a stream on a response whose headers are written. `from_seq` is the first seq
    * wanted; undefined means only what commits from now on.

@@ -34,10 +34,6 @@ export class WorldChanges {
     this.versions_seen = Uint32Array.from(world().chunk_version);
   }
 
-  get size(): number {
-    return this.subscribers.size;
-  }
-
   subscribe(res: ServerResponse): void {
     this.subscribers.add({ res, stalled_since_ms: undefined, unread_bytes_seen: 0 });
   }
@@ -62,10 +58,6 @@ export class WorldChanges {
     };
     const event = `event: chunks\ndata: ${JSON.stringify(changes)}\n\n`;
     for (const subscriber of this.subscribers) this.subscribers.write(subscriber, event);
-  }
-
-  beat(): void {
-    this.subscribers.beat();
   }
 
   close(): void {

@@ -1,15 +1,17 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
-import { HEADER_AGENT_ID, HEADER_NONCE, HEADER_SIGNATURE, signingString } from '../../client/protocol.js';
+import { HEADER_AGENT_ID, HEADER_NONCE, HEADER_SIGNATURE } from '../../client/protocol.js';
 import {
   type AnswerToKeep,
   expiryKeyPrefix,
   type KeptAnswerRecord,
   type KeptOutcome,
+  keptOutcome,
+  type SubmitResult,
   sha256Hex,
 } from '../../engine/index.js';
-import type { Authenticated } from '../authenticate.js';
+import { type Authenticated, requestSigningString } from '../authenticate.js';
 import { nonceExpiryMs } from '../nonces.js';
 
 /** Marks an answer given again to a retried request (the name Stripe's API uses for the same thing). */
@@ -39,7 +41,7 @@ export type Found = { kind: 'outcome'; outcome: KeptOutcome; agent_id: string } 
  * body hash) and its signature are; a different body under a spent nonce is still refused.
  */
 export class RetryBook {
-  private readonly in_flight = new Map<string, { identity: AnswerToKeep; outcome: Promise<KeptOutcome> }>();
+  private readonly in_flight = new Map<string, { identity: AnswerToKeep; answer: Promise<SubmitResult> }>();
   private readonly recent_reads: LRUCache<string, AnswerToKeep>;
 
   constructor(
@@ -61,10 +63,10 @@ export class RetryBook {
   }
 
   /** A write submitted: a retry meanwhile waits for this outcome. */
-  submitted(kept: AnswerToKeep, outcome: Promise<KeptOutcome>): void {
-    this.in_flight.set(kept.key, { identity: kept, outcome });
+  submitted(kept: AnswerToKeep, answer: Promise<SubmitResult>): void {
+    this.in_flight.set(kept.key, { identity: kept, answer });
     // Once answered, the store holds it: the tick's commit kept it before the answer was given.
-    void outcome.finally(() => this.in_flight.delete(kept.key));
+    void answer.finally(() => this.in_flight.delete(kept.key));
   }
 
   /** A signed read answered: the same request again is answered again. */
@@ -80,7 +82,7 @@ export class RetryBook {
     const running = this.in_flight.get(key);
     if (running)
       return same(running.identity, presented)
-        ? { kind: 'outcome', outcome: await running.outcome, agent_id }
+        ? { kind: 'outcome', outcome: keptOutcome(await running.answer), agent_id }
         : undefined;
     const read = this.recent_reads.get(key);
     if (read) return same(read, presented) ? { kind: 'read', agent_id } : undefined;
@@ -100,14 +102,8 @@ function presentedOf(ctx: Context, canonical_body: string): Presented | undefine
   const signature = ctx.get(HEADER_SIGNATURE);
   const expires_at_ms = nonceExpiryMs(nonce);
   if (expires_at_ms === undefined || agent_id === '' || signature === '') return undefined;
-  const message = signingString({
-    method: ctx.method,
-    path: ctx.originalUrl,
-    agent_id,
-    nonce,
-    body_sha256: sha256Hex(canonical_body),
-  });
-  return { agent_id, key: keyOf(expires_at_ms, agent_id, nonce), request_sha256: sha256Hex(message), signature };
+  const request_sha256 = sha256Hex(requestSigningString(ctx, agent_id, nonce, canonical_body));
+  return { agent_id, key: keyOf(expires_at_ms, agent_id, nonce), request_sha256, signature };
 }
 
 /** The same request: the same signing string and the same signature, compared in constant time. */
