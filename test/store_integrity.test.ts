@@ -111,7 +111,7 @@ describe('a damaged store', () => {
       /data\.mdb is truncated: its header points at page \d+, but the file holds only 2 pages/,
     ],
     ['garbage', (file) => writeBytes(file, randomBytesOf(256 * 1024)), /data\.mdb is not an LMDB store/],
-    // Garbage pages behind intact headers kill the probe (SIGBUS, SIGSEGV), make LMDB refuse them (MDB_PAGE_NOTFOUND,
+    // Garbage pages behind intact headers kill the probe (SIGBUS, SIGSEGV, or SIGABRT from an LMDB assertion), make LMDB refuse them (MDB_PAGE_NOTFOUND,
     // MDB_CORRUPTED), or, as the random bytes fall, leave an LMDB file whose Tessera databases or records do not read.
     [
       'overwritten after its header pages',
@@ -120,7 +120,7 @@ describe('a damaged store', () => {
           file,
           Buffer.concat([readBytes(file).subarray(0, 8192), randomBytesOf(readBytes(file).length - 8192)]),
         ),
-      /data\.mdb (is damaged: reading it killed the checking process \(SIG(BUS|SEGV)\)|cannot be read: )/,
+      /data\.mdb (is damaged: reading it killed the checking process \(SIG(BUS|SEGV|ABRT)\)|cannot be read: )/,
     ],
   ];
   for (const [name, damage, message] of damages) {
