@@ -37,6 +37,7 @@ import { mountEventRoutes } from './events/event_routes.js';
 import { RetryBook } from './retries/retry_book.js';
 import type { TransparencyLog } from './log/transparency_log.js';
 import { SignatureVerifier } from './signature_verifier.js';
+import { replicaWrites, type WriterDirectory } from './cluster/replica_writes.js';
 import { type Engine, type LmdbStore, register } from '../engine/index.js';
 
 export interface AppDeps {
@@ -62,6 +63,8 @@ export interface AppDeps {
   events: { ledger: EventHub; world: WorldChanges; limits: Readonly<EventStreamLimits> };
   /** Structured lines about what happened (never bodies, keys or session ids). */
   log: (line: Record<string, unknown>) => void;
+  /** A node of a replicated society: who writes. Absent on the embedded default, where this node always does. */
+  writers?: WriterDirectory;
 }
 
 export interface TesseraApp extends Koa {
@@ -126,6 +129,7 @@ export function createApp(deps: AppDeps): TesseraApp {
   app.use(deps.metrics.middleware());
   app.use(securityHeaders());
   app.use(errorsMiddleware(deps.report));
+  if (deps.writers) app.use(replicaWrites(deps.writers));
   const read_limit = readLimit(deps.read_limits, deps.clock);
   app.use(readLimiter(read_limit));
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { PaymentsConfig } from './payments/processor.js';
 import type { RegistrationLimits } from './registration_limiter.js';
+import { ClusterEnvSchema, clusterConfigOf, type ClusterConfig } from './cluster/cluster_config.js';
 import { EVENT_STREAM_LIMITS, type EventStreamLimits } from './events/event_limits.js';
 
 const EnvSchema = z.object({
@@ -54,6 +55,7 @@ const EnvSchema = z.object({
     .max(7 * 86_400)
     .default(3600),
   BACKUPS_KEPT: z.coerce.number().int().min(1).max(1000).default(24),
+  ...ClusterEnvSchema,
 });
 
 export interface Config {
@@ -88,6 +90,8 @@ export interface Config {
   cookie_secret?: string;
   /** Absent: payments off (the embedded default). */
   payments?: PaymentsConfig;
+  /** Absent: the embedded default, one node on LMDB alone. Present: a node of a society replicated over NATS JetStream. */
+  cluster?: ClusterConfig;
 }
 
 /** Configuration comes from the environment only; a bad value stops start-up with its name. */
@@ -103,6 +107,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       'bad configuration: set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or neither (payments off)',
     );
   const public_url = e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`;
+  const cluster = clusterConfigOf(e, e.PORT);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -128,6 +133,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       streams_per_address_max: e.EVENT_STREAMS_PER_ADDRESS,
     },
     ...(e.COOKIE_SECRET ? { cookie_secret: e.COOKIE_SECRET } : {}),
+    ...(cluster ? { cluster } : {}),
     ...(e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
       ? {
           payments: {

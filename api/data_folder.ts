@@ -23,9 +23,11 @@ export class StartRefusedError extends Error {
  * a store folder without its data file mean a store was lost or moved, and founding
  * anew there would hand the old Founder key a new society. An existing store is read
  * whole in a child process first, so a damaged file is refused with its name instead
- * of killing the server.
+ * of killing the server. A node joining a replicated society (`joining`) is the one
+ * exception: it starts with the log key copied from the writer and no store, and
+ * takes its history from the replicated log, whose head it must reproduce.
  */
-export async function inspectDataFolder(data_dir: string): Promise<'new' | 'existing'> {
+export async function inspectDataFolder(data_dir: string, { joining = false } = {}): Promise<'new' | 'existing'> {
   const store_dir = join(data_dir, STORE_FOLDER);
   if (existsSync(store_dir) && !statSync(store_dir).isDirectory())
     throw new StartRefusedError(`${store_dir} is not a folder: a store is a folder holding ${DATA_FILE}`);
@@ -34,8 +36,8 @@ export async function inspectDataFolder(data_dir: string): Promise<'new' | 'exis
     if (!outcome.ok) throw new StartRefusedError(`${outcome.file} ${outcome.reason}`);
     return 'existing';
   }
-  const traces = [FOUNDER_KEY_FILE, COOKIE_SECRET_FILE, LOG_KEY_FILE, BACKUPS_FOLDER].filter((name) =>
-    existsSync(join(data_dir, name)),
+  const traces = [FOUNDER_KEY_FILE, COOKIE_SECRET_FILE, ...(joining ? [] : [LOG_KEY_FILE]), BACKUPS_FOLDER].filter(
+    (name) => existsSync(join(data_dir, name)),
   );
   if (existsSync(store_dir) && readdirSync(store_dir).length > 0)
     traces.push(`${STORE_FOLDER}/ (holding ${readdirSync(store_dir).join(', ')})`);

@@ -36,6 +36,9 @@ async function main(): Promise<void> {
     config.payments
       ? `  payments: on (${config.payments.secret_key.startsWith('sk_live_') ? 'live' : 'test'} mode)`
       : '  payments: off (every registered agent is an active member)',
+    society.cluster && config.cluster
+      ? `  replicated log: ${config.cluster.servers.join(', ')} as node ${config.cluster.node_id}, ${society.cluster.leading ? 'leading (the writer)' : `following (writes go to ${society.cluster.leader_url ?? 'the leader once one holds the lease'})`}`
+      : '  log: embedded (LMDB only)',
   ];
   console.log(lines.join('\n'));
   // One machine-readable line, for scripts and tests that start the server on port 0.

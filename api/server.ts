@@ -13,7 +13,14 @@ import { Processor, paymentModeOf } from './payments/processor.js';
 import { Operations } from './operations/operator.js';
 import { Metrics } from './metrics.js';
 import { pino } from 'pino';
-import { claimDataFolder, COOKIE_SECRET_FILE, inspectDataFolder, STORE_FOLDER } from './data_folder.js';
+import {
+  claimDataFolder,
+  COOKIE_SECRET_FILE,
+  inspectDataFolder,
+  LOG_KEY_FILE,
+  StartRefusedError,
+  STORE_FOLDER,
+} from './data_folder.js';
 import { Checkpoints } from './log/checkpoints.js';
 import { defaultOrigin, loadOrCreateLogKey } from './log/log_key.js';
 import { TransparencyLog } from './log/transparency_log.js';
@@ -22,6 +29,11 @@ import { EventHub } from './events/event_hub.js';
 import { WorldChanges } from './events/world_changes.js';
 import { EVENT_STREAM_LIMITS } from './events/event_limits.js';
 import { ledgerReaderOf } from './read_context.js';
+import { openClusterLog, type ClusterLog } from './cluster/cluster_setup.js';
+import { ReplicatedStore } from './cluster/replicated_store.js';
+import { ClusterNode } from './cluster/cluster_node.js';
+import { ClusterMetrics } from './cluster/cluster_metrics.js';
+import { StaleWriterError } from './cluster/tick_log.js';
 
 export interface RunningSociety {
   url: string;
@@ -34,6 +46,8 @@ export interface RunningSociety {
   routes: { method: string; pattern: string; raw_body: boolean }[];
   /** The app's two request paths (TesseraApp.paths), for the tests that hold them equal. */
   paths: TesseraApp['paths'];
+  /** This node's part in a replicated society (config.cluster); absent on the embedded default. */
+  cluster?: ClusterNode;
   close(): Promise<void>;
 }
 
@@ -69,7 +83,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const release = claimDataFolder(config.data_dir);
   let store: LmdbStore;
   try {
-    const folder = await inspectDataFolder(config.data_dir);
+    const folder = await inspectDataFolder(config.data_dir, { joining: config.cluster !== undefined });
     // The store before the Founder key: a first start cut short in between leaves a store
     // (a society not yet founded, founded on the next start), never a key without one.
     store = new LmdbStore(join(config.data_dir, STORE_FOLDER), { existing_only: folder === 'existing' });
@@ -77,15 +91,37 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     release();
     throw error;
   }
+  let cluster_log: ClusterLog | undefined;
+  if (config.cluster) {
+    try {
+      cluster_log = await openClusterLog(config.cluster);
+    } catch (error) {
+      await store.close();
+      release();
+      throw error;
+    }
+  }
   let engine_ref: Engine | undefined;
+  let node_ref: ClusterNode | undefined;
   // Made after the engine opens (it reads the durable head); the engine publishes to it from then on.
   let events_ref: { ledger: EventHub; world: WorldChanges } | undefined;
   const metrics = new Metrics(() => engine_ref);
+  const cluster_metrics = cluster_log ? new ClusterMetrics(metrics.registry, () => node_ref) : undefined;
+  const engine_store = cluster_log
+    ? new ReplicatedStore(store, cluster_log.log, (ms) => cluster_metrics?.onAppend(ms))
+    : store;
   let founder: FounderSetup;
   let engine: Engine;
   try {
-    founder = prepareGenesis(config.data_dir, config.genesis_file, { founded: store.lastTick() > 0 });
-    engine = await Engine.open(store, founder.genesis, {
+    const log_ticks = cluster_log ? await cluster_log.log.lastTick() : 0;
+    // A node joining a society already running shares its log key, or its checkpoints would not verify as the log's.
+    if (log_ticks > 0 && !existsSync(join(config.data_dir, LOG_KEY_FILE)))
+      throw new StartRefusedError(
+        `the replicated log holds ${log_ticks} ticks but ${join(config.data_dir, LOG_KEY_FILE)} is missing: copy the log key from the leader's data folder (docs/scaling.md)`,
+      );
+    founder = prepareGenesis(config.data_dir, config.genesis_file, { founded: store.lastTick() > 0 || log_ticks > 0 });
+    engine = await Engine.open(engine_store, founder.genesis, {
+      writer: !cluster_log,
       clock,
       snapshot_every_ticks: config.snapshot_every_ticks,
       queue_depth_max: config.queue_depth_max,
@@ -99,12 +135,17 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       on_fatal:
         options.on_fatal ??
         ((error) => {
+          if (error instanceof StaleWriterError) {
+            log({ cluster: 'fenced', why: error.message });
+            process.exit(75);
+          }
           report(error, 'engine commit');
           process.exit(70);
         }),
     });
   } catch (error) {
     // A refused recovery (StoreIntegrityError) or genesis leaves nothing open behind it.
+    await cluster_log?.close();
     await store.close();
     release();
     throw error;
@@ -113,11 +154,13 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   store.pruneKeptAnswers(clock());
   engine_ref = engine;
   // The payment mode is recorded in the log whenever it changes, so membership follows from the log alone.
-  const mode = paymentModeOf(config.payments);
-  if (engine.state.payments.mode !== mode) {
+  const recordPaymentMode = async () => {
+    const mode = paymentModeOf(config.payments);
+    if (engine.state.payments.mode === mode) return;
     const configured = await engine.submit({ act: 'payments_configure', actor: 'system', payload: { mode } });
     if (!configured.ok) throw new Error(`payment mode refused: ${configured.code}`);
-  }
+  };
+  if (engine.is_writer) await recordPaymentMode();
   const log_key = await loadOrCreateLogKey(
     config.data_dir,
     config.log_origin ?? defaultOrigin(config.public_url),
@@ -141,7 +184,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const stream_limits = { ...EVENT_STREAM_LIMITS, ...config.event_stream_limits };
   const events = {
     ledger: new EventHub({ ...stream_limits, ledger: ledgerReaderOf(store), clock }),
-    world: new WorldChanges(stream_limits, clock, () => engine.state.world, chunks),
+    world: new WorldChanges(stream_limits, clock, () => engine.state.world, chunks, engine.state.tick > 0),
     limits: stream_limits,
   };
   events_ref = events;
@@ -172,7 +215,39 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     started_at_ms: clock(),
     transparency,
     events,
+    ...(cluster_log
+      ? { writers: { leading: () => node_ref?.leading ?? false, leader_url: () => node_ref?.leader_url } }
+      : {}),
   });
+  if (cluster_log && config.cluster) {
+    const node_config = config.cluster;
+    node_ref = new ClusterNode({
+      node_id: node_config.node_id,
+      url: config.public_url,
+      role: node_config.role,
+      eligible: node_config.eligible,
+      engine,
+      store: engine_store as ReplicatedStore,
+      log: cluster_log.log,
+      lease: cluster_log.lease,
+      on_lead: async () => {
+        await engine.found(founder.genesis);
+        await recordPaymentMode();
+        operations.start();
+        witnessing?.start();
+      },
+      on_fenced: (why) => {
+        log({ cluster: 'fenced', node: node_config.node_id, why });
+        (options.on_fatal ?? (() => process.exit(75)))(new Error(`fenced: ${why}`));
+      },
+      on_diverged: (error) => {
+        report(error, 'following the replicated log');
+        (options.on_fatal ?? (() => process.exit(70)))(error);
+      },
+      log_line: log,
+    });
+    await node_ref.start();
+  }
   const server: Server = await new Promise((resolve, reject) => {
     const listening = createServer(app.listener).listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
@@ -187,8 +262,11 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     if (++pulses % 60 === 0) store.pruneKeptAnswers(clock());
   }, 1000);
   pulse.unref();
-  operations.start();
-  witnessing?.start();
+  // A replicated society's writer starts these when it comes to lead (ClusterNode's on_lead).
+  if (!cluster_log) {
+    operations.start();
+    witnessing?.start();
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
@@ -200,6 +278,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     nonces,
     routes: app.routes,
     paths: app.paths,
+    ...(node_ref ? { cluster: node_ref } : {}),
     async close() {
       events.ledger.close();
       events.world.close();
@@ -211,7 +290,9 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       await witnessing?.stop();
       operations.stop();
       await chunks.close();
+      await node_ref?.stop();
       await engine.drain();
+      await cluster_log?.close();
       await store.close();
       release();
     },

@@ -1,5 +1,5 @@
 import type { ApplyOutcome, ReadAct } from './act.js';
-import { applyAction, performRead, type LoggedAction, type TickRecord } from './apply.js';
+import { applyAction, performRead, replayTick, type LoggedAction, type TickRecord } from './apply.js';
 import { foundingPayload } from './genesis.js';
 import { dueSystemActions } from './governance/due.js';
 import type { ChainedEntry } from './ledger.js';
@@ -8,6 +8,7 @@ import type { LogTree } from './log/log_tree.js';
 import { openLogTree } from './log/tree_build.js';
 import { refuse, type Refusal } from './refusals.js';
 import { recoverState } from './recover.js';
+import { DivergedLogError, type ReplicatedTick } from './replicated_tick.js';
 import { imageOf, type SocietyState } from './state.js';
 import type { ConsumedNonce, EngineStore, TickCommit } from './store/types.js';
 import type { EpochMs } from './time.js';
@@ -48,6 +49,13 @@ export interface EngineOptions {
   on_committed?: (entries: readonly ChainedEntry[]) => void;
   /** Progress while the ledger's Merkle tree is built for a store written before it existed. */
   on_tree_build?: (leaves: number, of_leaves: number) => void;
+  /**
+   * false: the engine starts as a follower of another writer's log (Engine.follow) and
+   * refuses submissions NOT_LEADER until Engine.lead() makes it the writer. An empty store
+   * is then not founded on open: a node of a replicated society follows the log first and
+   * founds (Engine.found) only if it comes to lead and the log is empty too.
+   */
+  writer?: boolean;
 }
 
 export interface TickReport {
@@ -84,6 +92,7 @@ export class Engine {
   private tick_wanted = false;
   private reloading = false;
   private ticks_since_snapshot = 0;
+  private writing: boolean;
   private readonly actions_per_tick_max: number;
   private readonly queue_depth_max: number;
   private readonly snapshot_every_ticks: number;
@@ -98,22 +107,67 @@ export class Engine {
     this.queue_depth_max = options.queue_depth_max ?? 10_000;
     if (!(this.queue_depth_max >= 1)) throw new Error('queue_depth_max must be at least 1');
     this.snapshot_every_ticks = options.snapshot_every_ticks ?? 5000;
+    this.writing = options.writer ?? true;
   }
 
   /** Loads the latest snapshot and replays the log after it; founds the society if the log is empty. */
   static async open(store: EngineStore, genesis: unknown, options: EngineOptions): Promise<Engine> {
     const state = recoverState(store);
     const engine = new Engine(store, state, await openLogTree(store, options.on_tree_build), options);
-    if (engine.current.tick === 0) {
-      // Parsed here too, so the logged genesis always carries every default.
-      const founded = await engine.submit({
-        act: 'society_found',
-        actor: 'system',
-        payload: foundingPayload(genesis),
-      });
-      if (!founded.ok) throw new Error(`genesis refused: ${founded.code} ${founded.message}`);
-    }
+    if (engine.writing) await engine.found(genesis);
     return engine;
+  }
+
+  /** Founds the society with its genesis settings if nothing has happened yet; otherwise does nothing. */
+  async found(genesis: unknown): Promise<void> {
+    if (this.current.tick !== 0) return;
+    // Parsed here too, so the logged genesis always carries every default.
+    const founded = await this.submit({ act: 'society_found', actor: 'system', payload: foundingPayload(genesis) });
+    if (!founded.ok) throw new Error(`genesis refused: ${founded.code} ${founded.message}`);
+  }
+
+  /**
+   * Applies a tick another engine wrote (a replicated log): replayed through the same
+   * code as recovery, checked against the head its writer published, then committed like
+   * one of its own and published to on_committed. Only for an engine that runs no ticks
+   * of its own (a follower); ticks must come in order. A tick that does not replay, or
+   * replays to another head, means this store is not that log's: DivergedLogError, and the
+   * state is reloaded from the store so that nothing half-applied is served.
+   */
+  async follow(tick: ReplicatedTick): Promise<void> {
+    if (this.writing) throw new Error('an engine that runs its own ticks cannot follow another writer');
+    const state = this.current;
+    const number = tick.record.tick;
+    if (number !== state.tick + 1)
+      throw new DivergedLogError(number, `the log has tick ${number} next, this store tick ${state.tick + 1}`);
+    let entries: ChainedEntry[];
+    try {
+      entries = replayTick(state, tick.record);
+    } catch (error) {
+      this.current = recoverState(this.store);
+      throw new DivergedLogError(number, `does not replay here: ${(error as Error).message}`);
+    }
+    const head = state.ledger_head;
+    if (head.seq !== tick.ledger_head.seq || head.hash !== tick.ledger_head.hash) {
+      this.current = recoverState(this.store);
+      throw new DivergedLogError(
+        number,
+        `replays to seq ${head.seq} ${head.hash}, its writer published seq ${tick.ledger_head.seq} ${tick.ledger_head.hash}`,
+      );
+    }
+    const commit: TickCommit = {
+      record: tick.record,
+      entries,
+      tree_records: this.tree.append(entries.map((entry) => entry.json)),
+      consumed_nonces: tick.consumed_nonces,
+      kept_answers: tick.kept_answers,
+    };
+    if (++this.ticks_since_snapshot >= this.snapshot_every_ticks) {
+      this.ticks_since_snapshot = 0;
+      commit.snapshot = imageOf(state);
+    }
+    await this.store.commitTick(commit);
+    if (entries.length > 0) this.options.on_committed?.(entries);
   }
 
   /** The live state, for reads between ticks. Callers must not mutate it. */
@@ -147,7 +201,18 @@ export class Engine {
     return refuse('QUEUE_FULL', undefined, { retry_after_seconds: 1 });
   }
 
+  /** Whether this engine runs ticks of its own (false: it follows another writer's log). */
+  get is_writer(): boolean {
+    return this.writing;
+  }
+
+  /** A follower becomes the writer: from now on it runs ticks and no longer follows. */
+  lead(): void {
+    this.writing = true;
+  }
+
   submit(submission: Submission): Promise<SubmitResult> {
+    if (!this.writing) return Promise.resolve(refuse('NOT_LEADER', undefined, { retry_after_seconds: 1 }));
     const full = submission.actor === 'system' ? undefined : this.queueFullRefusal();
     if (full) return Promise.resolve(full);
     return new Promise((resolve) => {
@@ -193,6 +258,7 @@ export class Engine {
    * host calls this on a timer; resolves when that tick is durable.
    */
   async pulse(): Promise<void> {
+    if (!this.writing) return;
     if (dueSystemActions(this.current, Math.max(this.options.clock(), this.current.clock_ms)).length === 0) return;
     this.schedule();
     await this.drain();

@@ -67,10 +67,18 @@ export { ownValue } from './keyed.js';
 
 // Stores, recovery and the store's operations (backups, restore drills).
 export { recoverState, type RecoverOptions } from './recover.js';
+export { DivergedLogError, replicatedTickOf, type ReplicatedTick } from './replicated_tick.js';
 export { LogTree, TILE_HEIGHT, TILE_WIDTH } from './log/log_tree.js';
 export { nativeHasher } from './log/native_hasher.js';
 export { firstWrongTreeLeaf } from './log/tree_build.js';
-export type { ConsumedNonce, EngineStore, KeptAnswerRecord, KeptOutcome, TickCommit } from './store/types.js';
+export type {
+  ConsumedNonce,
+  EngineStore,
+  KeptAnswer,
+  KeptAnswerRecord,
+  KeptOutcome,
+  TickCommit,
+} from './store/types.js';
 export { expiryKeyPrefix } from './store/table_store.js';
 export { keptOutcome, type AnswerToKeep } from './kept_answer.js';
 export { DATA_FILE, LmdbStore, NoStoreError, type LmdbStoreOptions } from './store/lmdb_store.js';

@@ -98,6 +98,13 @@ export const REFUSALS = {
     message: 'The engine queue is full; nothing was done or spent. Try again after Retry-After seconds.',
   },
 
+  // A replicated society: acts go to its one writer, which this node is not, and none is known now.
+  NOT_LEADER: {
+    status: 503,
+    message:
+      'This node is a read replica and no leader holds the lease right now (a failover is under way); nothing was done or spent. Try again after Retry-After seconds.',
+  },
+
   // A 5xx is a bug; this is the one body such a bug gets.
   INTERNAL: { status: 500, message: 'The service failed on this request; it changed nothing.' },
 } as const satisfies Record<string, { status: number; message: string }>;

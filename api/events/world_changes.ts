@@ -29,9 +29,11 @@ export class WorldChanges {
     clock: () => number,
     private readonly world: () => WorldState,
     private readonly chunks: Pick<ChunkCache, 'get'>,
+    founded = true,
   ) {
     this.subscribers = new SseSubscribers(limits, clock, () => ({ revalidate: true }));
-    this.versions_seen = Uint32Array.from(world().chunk_version);
+    // A society not founded yet (a replica that has not applied genesis) has no world: every chunk is at version 0.
+    this.versions_seen = founded ? Uint32Array.from(world().chunk_version) : new Uint32Array(CHUNK_COUNT);
   }
 
   subscribe(res: ServerResponse): void {

@@ -1,0 +1,199 @@
+import type { Engine, ReplicatedTick } from '../../engine/index.js';
+import type { LeaderLease, LeaseHolder } from './leader_lease.js';
+import type { ReplicatedStore } from './replicated_store.js';
+import type { LogFollower, TickLog } from './tick_log.js';
+
+export type NodeRole = 'leader' | 'replica';
+
+export interface ClusterNodeOptions {
+  node_id: string;
+  /** Where this node's writes are sent when it leads: its public URL. */
+  url: string;
+  /**
+   * leader: takes the lease at start if it is free. replica: follows, and takes the lease
+   * only when it has been free for a whole ttl (the leader is gone), if `eligible`.
+   */
+  role: NodeRole;
+  /** false: never leads (a replica that only serves reads). */
+  eligible: boolean;
+  engine: Engine;
+  store: ReplicatedStore;
+  log: TickLog;
+  lease: LeaderLease;
+  /** What the node does once it writes: found an empty society, record the payment mode, start backups and pulses. */
+  on_lead: () => Promise<void>;
+  /**
+   * This node can no longer write: its lease lapsed or another writer appended. Its
+   * memory may hold ticks nobody will see; the host must stop (and may restart as a
+   * follower, which resumes from its store).
+   */
+  on_fenced: (why: string) => void;
+  /** A followed tick that does not replay here: the store is not this log's. The host must stop. */
+  on_diverged: (error: unknown) => void;
+  log_line?: (line: Record<string, unknown>) => void;
+}
+
+/**
+ * One node of a replicated society. It follows the tick log into its engine, watches the
+ * lease, and becomes the writer when it holds the lease: it stops following, applies
+ * whatever the log has that it does not, and only then lets its engine write, through a
+ * store that appends to the log first. A writer renews its lease three times a ttl and
+ * gives up writing (on_fenced) as soon as a renewal is refused, or when no renewal has
+ * succeeded for two thirds of a ttl: the lease can only be taken by another node after
+ * a whole ttl without renewal, so the old writer has stopped before a new one starts.
+ * The log's expected-sequence check fences anything that slips past that.
+ */
+export class ClusterNode {
+  private follower: LogFollower | undefined;
+  private tenure: LeaseHolder | undefined;
+  private known_leader: LeaseHolder | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private last_renewed_ms = 0;
+  private free_since_ms: number | undefined;
+  private stopped = false;
+  private busy = false;
+  /** The log's last tick as last seen, for the lag metric. */
+  private log_last_tick = 0;
+  private promoting = false;
+  private promotion: Promise<void> | undefined;
+
+  constructor(private readonly options: ClusterNodeOptions) {}
+
+  /** Whether this node is the writer now. */
+  get leading(): boolean {
+    return this.tenure !== undefined && !this.promoting;
+  }
+
+  /**
+   * The writer's URL as last seen, if another node holds the lease. Undefined while this
+   * node leads or is becoming the writer, and while nobody holds the lease.
+   */
+  get leader_url(): string | undefined {
+    return this.tenure ? undefined : this.known_leader?.url;
+  }
+
+  /** Ticks the log has that this node has not applied yet (as last seen). */
+  get lag_ticks(): number {
+    return Math.max(0, this.log_last_tick - this.options.engine.state.tick);
+  }
+
+  /**
+   * Applies everything the log holds now, then follows it and watches the lease. A leader
+   * node that finds the lease free takes it before this resolves.
+   */
+  async start(): Promise<void> {
+    await this.catchUp();
+    this.follow();
+    await this.watch();
+    await this.promotion;
+    const every_ms = Math.max(50, Math.floor(this.options.lease.ttl_ms / 3));
+    this.timer = setInterval(() => void this.watch(), every_ms);
+    this.timer.unref();
+  }
+
+  /** Stops following and watching; a writer releases its lease, so another node takes over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.follower?.stop();
+    if (this.tenure) await this.options.lease.release().catch(() => undefined);
+  }
+
+  private follow(): void {
+    const { engine, log } = this.options;
+    this.follower = log.follow(
+      engine.state.tick,
+      (tick) => this.apply(tick),
+      (error) => this.options.on_diverged(error),
+    );
+  }
+
+  private async apply(tick: ReplicatedTick): Promise<void> {
+    // A resumed consumer may hand over a tick this node already applied in its catch-up.
+    if (tick.record.tick <= this.options.engine.state.tick) return;
+    await this.options.engine.follow(tick);
+    this.log_last_tick = Math.max(this.log_last_tick, tick.record.tick);
+  }
+
+  /** Reads and applies the log's ticks after this node's, up to the log's end as it is now. */
+  private async catchUp(): Promise<void> {
+    const { engine, log } = this.options;
+    this.log_last_tick = await log.lastTick();
+    for (let next = engine.state.tick + 1; next <= this.log_last_tick; next++) {
+      const tick = await log.read(next);
+      if (!tick) throw new Error(`the log says it ends at tick ${this.log_last_tick} but has no tick ${next}`);
+      await this.apply(tick);
+    }
+  }
+
+  private async watch(): Promise<void> {
+    if (this.busy || this.stopped) return;
+    this.busy = true;
+    try {
+      if (this.tenure) await this.renew();
+      else await this.lookForLeader();
+    } catch (error) {
+      this.options.log_line?.({ cluster: 'lease check failed', node: this.options.node_id, error: String(error) });
+    } finally {
+      this.busy = false;
+    }
+    if (this.tenure && performance.now() - this.last_renewed_ms > (this.options.lease.ttl_ms * 2) / 3)
+      this.fence('no lease renewal succeeded for two thirds of its ttl');
+  }
+
+  private async renew(): Promise<void> {
+    const started_ms = performance.now();
+    if (await this.options.lease.renew()) this.last_renewed_ms = started_ms;
+    else this.fence('the lease was taken by another node');
+  }
+
+  private async lookForLeader(): Promise<void> {
+    const { lease, role, eligible, node_id, url } = this.options;
+    const holder = await lease.holder();
+    this.known_leader = holder;
+    this.log_last_tick = Math.max(this.log_last_tick, await this.options.log.lastTick());
+    // Only a node that has applied the whole log competes: it can write at once.
+    if (holder || !eligible || this.lag_ticks > 0) {
+      this.free_since_ms = undefined;
+      return;
+    }
+    this.free_since_ms ??= performance.now();
+    // A replica leaves a free lease to the leader node for one ttl, so the cluster starts with the writer it was meant to have.
+    if (role === 'replica' && performance.now() - this.free_since_ms < lease.ttl_ms) return;
+    const started_ms = performance.now();
+    const tenure = await lease.take(node_id, url);
+    if (!tenure) return;
+    this.last_renewed_ms = started_ms;
+    this.tenure = tenure;
+    this.known_leader = tenure;
+    // Not awaited: the lease is renewed on schedule while the log is caught up.
+    this.promotion = this.promote(tenure).catch((error) => this.options.on_diverged(error));
+  }
+
+  private async promote(tenure: LeaseHolder): Promise<void> {
+    const { engine, store } = this.options;
+    this.promoting = true;
+    const began_ms = performance.now();
+    await this.follower?.stop();
+    this.follower = undefined;
+    await this.catchUp();
+    store.lead(tenure.term);
+    engine.lead();
+    this.promoting = false;
+    this.options.log_line?.({
+      cluster: 'leading',
+      node: this.options.node_id,
+      tick: engine.state.tick,
+      caught_up_ms: Math.round(performance.now() - began_ms),
+    });
+    await this.options.on_lead();
+  }
+
+  private fence(why: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.tenure = undefined;
+    this.options.on_fenced(why);
+  }
+}

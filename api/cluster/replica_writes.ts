@@ -1,0 +1,41 @@
+import type { Middleware } from 'koa';
+import { refuse } from '../../engine/index.js';
+import { RefusalError } from '../refusal_error.js';
+
+export interface WriterDirectory {
+  /** Whether this node writes now. */
+  leading(): boolean;
+  /** The writer's URL, when another node holds the lease. */
+  leader_url(): string | undefined;
+}
+
+/**
+ * What a read replica does with a request only the writer can answer: every method but
+ * GET, HEAD and OPTIONS (acts, registration, payments, operator and grant posts), and
+ * nonces, which only the writer's nonce book can check later. POST /mcp is answered
+ * here: its tools are reads. They are redirected to the writer with 307, which keeps
+ * the method and the body: a signature covers the method, path, agent, nonce and body,
+ * never the host, so the signed request is good at the writer as it is. With no writer
+ * known (a failover under way), 503 NOT_LEADER with Retry-After.
+ */
+export function replicaWrites(directory: WriterDirectory): Middleware {
+  return async (ctx, next) => {
+    if (directory.leading() || !writerOnly(ctx.method, ctx.path)) return next();
+    const url = directory.leader_url();
+    if (url) {
+      const location = new URL(ctx.url, url).href;
+      ctx.status = 307;
+      ctx.set('Location', location);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { redirect: 'this node is a read replica; the writer answers this request', location };
+      return;
+    }
+    throw new RefusalError(refuse('NOT_LEADER', undefined, { retry_after_seconds: 1 }), { 'Retry-After': '1' });
+  };
+}
+
+function writerOnly(method: string, path: string): boolean {
+  if (method === 'GET' || method === 'HEAD') return path === '/api/v1/nonce';
+  if (method === 'OPTIONS') return false;
+  return !(method === 'POST' && path === '/mcp');
+}
