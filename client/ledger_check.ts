@@ -96,6 +96,30 @@ export class LedgerChecker {
 
   constructor(private readonly primitives: CheckPrimitives = PORTABLE_PRIMITIVES) {}
 
+  /**
+   * A checker that goes on from a point of the ledger already trusted (a replica's own
+   * store, checked when it was written), instead of reading it all again: the next seq
+   * and hash, the ledger's revision, and every agent's keys as they stand there. Nonces
+   * spent before that point are not known to it.
+   */
+  static resumedAt(
+    point: {
+      seq: number;
+      hash: string;
+      ledger_revision: number;
+      keys: Iterable<{ agent_id: string; pubkey: string; backup_pubkey: string | null }>;
+    },
+    primitives: CheckPrimitives = PORTABLE_PRIMITIVES,
+  ): LedgerChecker {
+    const checker = new LedgerChecker(primitives);
+    checker.expected_seq = point.seq + 1;
+    checker.last_hash = point.seq === 0 ? ZERO_HASH : point.hash;
+    checker.ledger_revision = point.ledger_revision;
+    for (const agent of point.keys)
+      checker.keys.set(agent.agent_id, { primary: agent.pubkey, backup: agent.backup_pubkey });
+    return checker;
+  }
+
   get checked(): number {
     return this.expected_seq - 1;
   }

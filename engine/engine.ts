@@ -128,13 +128,14 @@ export class Engine {
 
   /**
    * Applies a tick another engine wrote (a replicated log): replayed through the same
-   * code as recovery, checked against the head its writer published, then committed like
+   * code as recovery, checked against the head its writer published and by `verify` (the
+   * host's check of the entries it made: chain and signatures), then committed like
    * one of its own and published to on_committed. Only for an engine that runs no ticks
    * of its own (a follower); ticks must come in order. A tick that does not replay, or
    * replays to another head, means this store is not that log's: DivergedLogError, and the
    * state is reloaded from the store so that nothing half-applied is served.
    */
-  async follow(tick: ReplicatedTick): Promise<void> {
+  async follow(tick: ReplicatedTick, verify?: (entries: readonly ChainedEntry[]) => Promise<void>): Promise<void> {
     if (this.writing) throw new Error('an engine that runs its own ticks cannot follow another writer');
     const state = this.current;
     const number = tick.record.tick;
@@ -154,6 +155,14 @@ export class Engine {
         number,
         `replays to seq ${head.seq} ${head.hash}, its writer published seq ${tick.ledger_head.seq} ${tick.ledger_head.hash}`,
       );
+    }
+    if (verify) {
+      try {
+        await verify(entries);
+      } catch (error) {
+        this.current = recoverState(this.store);
+        throw new DivergedLogError(number, (error as Error).message);
+      }
     }
     const commit: TickCommit = {
       record: tick.record,

@@ -1,5 +1,6 @@
 import type { Engine, ReplicatedTick } from '../../engine/index.js';
 import type { LeaderLease, LeaseHolder } from './leader_lease.js';
+import { FollowedTickCheck } from './followed_check.js';
 import type { ReplicatedStore } from './replicated_store.js';
 import type { LogFollower, TickLog } from './tick_log.js';
 
@@ -56,6 +57,8 @@ export class ClusterNode {
   private log_last_tick = 0;
   private promoting = false;
   private promotion: Promise<void> | undefined;
+  private check: FollowedTickCheck | undefined;
+  private seen_a_leader = false;
 
   constructor(private readonly options: ClusterNodeOptions) {}
 
@@ -110,8 +113,10 @@ export class ClusterNode {
 
   private async apply(tick: ReplicatedTick): Promise<void> {
     // A resumed consumer may hand over a tick this node already applied in its catch-up.
-    if (tick.record.tick <= this.options.engine.state.tick) return;
-    await this.options.engine.follow(tick);
+    const { engine } = this.options;
+    if (tick.record.tick <= engine.state.tick) return;
+    this.check ??= new FollowedTickCheck(engine.state);
+    await engine.follow(tick, (entries) => this.check!.check(entries));
     this.log_last_tick = Math.max(this.log_last_tick, tick.record.tick);
   }
 
@@ -151,6 +156,7 @@ export class ClusterNode {
     const { lease, role, eligible, node_id, url } = this.options;
     const holder = await lease.holder();
     this.known_leader = holder;
+    if (holder) this.seen_a_leader = true;
     this.log_last_tick = Math.max(this.log_last_tick, await this.options.log.lastTick());
     // Only a node that has applied the whole log competes: it can write at once.
     if (holder || !eligible || this.lag_ticks > 0) {
@@ -158,8 +164,10 @@ export class ClusterNode {
       return;
     }
     this.free_since_ms ??= performance.now();
-    // A replica leaves a free lease to the leader node for one ttl, so the cluster starts with the writer it was meant to have.
-    if (role === 'replica' && performance.now() - this.free_since_ms < lease.ttl_ms) return;
+    // At a cluster's start a replica leaves a free lease to the leader node for one ttl, so
+    // the cluster begins with the writer it was meant to have; once a leader was seen and
+    // its lease lapsed (the server's ttl), there is nothing more to wait for.
+    if (role === 'replica' && !this.seen_a_leader && performance.now() - this.free_since_ms < lease.ttl_ms) return;
     const started_ms = performance.now();
     const tenure = await lease.take(node_id, url);
     if (!tenure) return;
