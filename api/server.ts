@@ -58,6 +58,8 @@ export interface StartOptions {
   report?: (error: unknown, where: string) => void;
   on_fatal?: (error: unknown) => void;
   log?: (line: Record<string, unknown>) => void;
+  /** With config.cluster: the tick log and lease to use instead of connecting to NATS (tests: the in-process adapters). */
+  cluster_log?: ClusterLog;
 }
 
 /** COOKIE_SECRET, or one generated once into the data folder (mode 0600). */
@@ -94,7 +96,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   let cluster_log: ClusterLog | undefined;
   if (config.cluster) {
     try {
-      cluster_log = await openClusterLog(config.cluster);
+      cluster_log = options.cluster_log ?? (await openClusterLog(config.cluster));
     } catch (error) {
       await store.close();
       release();

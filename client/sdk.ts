@@ -71,7 +71,7 @@ export class TesseraClient {
   }
 
   async get<T = unknown>(path: string): Promise<T> {
-    const response = await this.fetcher(this.base_url + path);
+    const response = await sentWithRetries(() => this.fetcher(this.base_url + path));
     return (await this.decode(response)) as T;
   }
 
@@ -86,9 +86,11 @@ export class TesseraClient {
 
   /**
    * Signs and sends one request; `signer` defaults to the client's key, `agent_id` to
-   * the signer's id. A handed-over nonce that the server no longer knows (it
-   * restarted, or it expired) is refused before anything is touched, so the request
-   * is then signed again once with a fresh nonce.
+   * the signer's id. A nonce that the server no longer knows (it restarted, it expired,
+   * or another node of a replicated society now writes) is refused before anything is
+   * touched, so the request is then signed again once with a fresh nonce. Had the first
+   * request been applied, the server would have answered its retry with the kept answer
+   * (Idempotent-Replayed) instead of refusing the nonce.
    */
   async signed<T = unknown>(
     method: string,
@@ -98,6 +100,7 @@ export class TesseraClient {
     agent_id = signer.agent_id,
   ): Promise<T> {
     const handed_over = this.takeNextNonce(agent_id);
+    const sending: Sending = { resent: false };
     try {
       return await this.signedWith<T>(
         handed_over ?? (await this.nonce(agent_id)),
@@ -106,10 +109,14 @@ export class TesseraClient {
         body,
         signer,
         agent_id,
+        sending,
       );
     } catch (error) {
-      if (!handed_over || !(error instanceof TesseraError) || error.code !== 'NONCE_INVALID') throw error;
-      return this.signedWith<T>(await this.nonce(agent_id), method, path, body, signer, agent_id);
+      if (!(error instanceof TesseraError) || error.code !== 'NONCE_INVALID') throw error;
+      // A request sent once and refused for its nonce was not applied. One resent after a lost answer
+      // may have been, on a route that keeps no answer for retries (payments, operator): not signed again.
+      if (!handed_over && sending.resent) throw error;
+      return this.signedWith<T>(await this.nonce(agent_id), method, path, body, signer, agent_id, { resent: false });
     }
   }
 
@@ -120,6 +127,7 @@ export class TesseraClient {
     body: unknown,
     signer: AgentKey,
     agent_id: string,
+    sending: Sending,
   ): Promise<T> {
     const canonical = canonicalBody(body);
     const text = signingString({ method, path, agent_id, nonce, body_sha256: await sha256Hex(canonical) });
@@ -131,12 +139,14 @@ export class TesseraClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     // The very same request (nonce and signature too) is sent again when the network lost it or
     // its answer: the server answers a retry with the first answer, and applies nothing twice.
-    const response = await sentWithRetries(() =>
-      this.fetcher(this.base_url + path, {
-        method,
-        headers,
-        ...(body !== undefined ? { body: canonical } : {}),
-      }),
+    const response = await sentWithRetries(
+      () =>
+        this.fetcher(this.base_url + path, {
+          method,
+          headers,
+          ...(body !== undefined ? { body: canonical } : {}),
+        }),
+      sending,
     );
     const next = response.headers.get(HEADER_NEXT_NONCE);
     if (next) this.next_nonces.set(agent_id, { nonce: next, received_at_ms: Date.now() });
@@ -247,18 +257,44 @@ export class TesseraClient {
   }
 }
 
+/** Whether a request had to be sent again after the network lost it or its answer. */
+interface Sending {
+  resent: boolean;
+}
+
 /** Waits before each resend of a request the network failed: three tries after the first. */
 const network_retry_delays_ms = [250, 1000, 4000];
+/** How long a request answered 503 with Retry-After (a failover under way, a full queue) is sent again, at most. */
+const unavailable_retry_ms = 20_000;
 
-/** Sends, and sends the same again after a network failure (fetch rejects with a TypeError), a few times. */
-async function sentWithRetries(send: () => Promise<Response>): Promise<Response> {
-  for (const delay_ms of network_retry_delays_ms) {
+/**
+ * Sends, and sends the same again after a network failure (fetch rejects with a
+ * TypeError), a few times; and again after a 503 with Retry-After, for a while: that
+ * answer (NOT_LEADER while a replicated society changes writer, QUEUE_FULL) means
+ * nothing was done or spent, so the very same request is good to send again.
+ */
+async function sentWithRetries(send: () => Promise<Response>, sending: Sending = { resent: false }): Promise<Response> {
+  const give_up_at_ms = Date.now() + unavailable_retry_ms;
+  let network_failures = 0;
+  for (;;) {
+    let response: Response;
     try {
-      return await send();
+      response = await send();
     } catch (error) {
-      if (!(error instanceof TypeError)) throw error;
+      const delay_ms = network_retry_delays_ms[network_failures++];
+      if (!(error instanceof TypeError) || delay_ms === undefined) throw error;
+      sending.resent = true;
       await new Promise((resolve) => setTimeout(resolve, delay_ms));
+      continue;
     }
+    const retry_after_seconds = Number(response.headers.get('retry-after'));
+    if (
+      response.status !== 503 ||
+      !(retry_after_seconds > 0) ||
+      Date.now() + retry_after_seconds * 1000 > give_up_at_ms
+    )
+      return response;
+    await response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, retry_after_seconds * 1000));
   }
-  return send();
 }

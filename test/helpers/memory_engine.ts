@@ -26,6 +26,8 @@ export interface MemoryEngineOptions {
   snapshot_every_ticks?: number;
   actions_per_tick_max?: number;
   on_tree_build?: EngineOptions['on_tree_build'];
+  /** false: a follower of another writer's log (Engine.follow), not founded on open. */
+  writer?: boolean;
 }
 
 /** The real Engine on a MemoryStore (or the store given): no HTTP; a failed commit fails the test. */
@@ -47,6 +49,7 @@ export async function memoryEngine(
       ...(options.snapshot_every_ticks ? { snapshot_every_ticks: options.snapshot_every_ticks } : {}),
       ...(options.actions_per_tick_max ? { actions_per_tick_max: options.actions_per_tick_max } : {}),
       ...(options.on_tree_build ? { on_tree_build: options.on_tree_build } : {}),
+      ...(options.writer === false ? { writer: false } : {}),
       on_fatal: (error) => {
         throw error;
       },

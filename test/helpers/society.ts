@@ -4,7 +4,7 @@ import { TesseraClient } from '../../client/sdk.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../api/config.js';
-import { startSociety, type RunningSociety } from '../../api/server.js';
+import { startSociety, type RunningSociety, type StartOptions } from '../../api/server.js';
 
 export interface TestSociety extends RunningSociety {
   data_dir: string;
@@ -43,7 +43,14 @@ export function testConfig(data_dir: string, overrides: Partial<Config> = {}): C
 
 /** A real society: real LMDB in a temp folder, real HTTP on an ephemeral port, a clock the test moves. */
 export async function startTestSociety(
-  options: { data_dir?: string; genesis?: object; config?: Partial<Config>; start_ms?: number } = {},
+  options: {
+    data_dir?: string;
+    genesis?: object;
+    config?: Partial<Config>;
+    start_ms?: number;
+    /** Start options beyond the test's clock, reporter and log (a replicated node's in-process log, its fatal stops). */
+    start?: Pick<StartOptions, 'cluster_log' | 'on_fatal'>;
+  } = {},
 ): Promise<TestSociety> {
   const data_dir = options.data_dir ?? tempDir();
   let now = options.start_ms ?? Date.parse('2026-11-21T10:00:00.000Z');
@@ -65,6 +72,7 @@ export async function startTestSociety(
         throw error;
       },
       log: (line) => logs.push(JSON.stringify(line)),
+      ...options.start,
     },
   );
   return Object.assign(society, {

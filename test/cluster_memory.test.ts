@@ -1,0 +1,284 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateKey } from '../client/keys.js';
+import { TesseraClient } from '../client/sdk.js';
+import { imageOf, stateFromImage, stateHash, type ReplicatedTick } from '../engine/index.js';
+import { replayTick } from '../engine/apply.js';
+import { ReplicatedStore } from '../api/cluster/replicated_store.js';
+import { MemoryTickLog } from '../api/cluster/memory_tick_log.js';
+import { StaleWriterError } from '../api/cluster/tick_log.js';
+import { memoryCluster, startClusterNode, type ClusterTestNode } from './helpers/cluster.js';
+import { memoryEngine, registered } from './helpers/memory_engine.js';
+
+/**
+ * A replicated society with the in-process log adapter and lease: real LMDB and real
+ * HTTP on every node, the log and the lease shared in memory (NATS itself is in
+ * test/cluster_nats.test.ts). What a node promises: a follower holds exactly the
+ * writer's ledger and state, writes sent to it reach the writer, only one node writes,
+ * and a writer that lost its lease or was overtaken writes nothing more.
+ */
+const nodes: ClusterTestNode[] = [];
+afterEach(async () => {
+  for (const node of nodes.splice(0)) {
+    node.link.cut = false;
+    await node.destroy().catch(() => undefined);
+  }
+});
+
+async function node(...args: Parameters<typeof startClusterNode>): Promise<ClusterTestNode> {
+  const started = await startClusterNode(...args);
+  nodes.push(started);
+  return started;
+}
+
+async function until(condition: () => boolean | Promise<boolean>, within_ms = 5000): Promise<void> {
+  const give_up = Date.now() + within_ms;
+  while (!(await condition())) {
+    if (Date.now() > give_up) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const headOf = (society: ClusterTestNode) => society.store.ledgerHead();
+
+describe('a read replica', () => {
+  it('holds the writer’s ledger and state hash for hash, and hands signed writes on to the writer', async () => {
+    const cluster = memoryCluster();
+    const leader = await node(cluster, { node_id: 'a', role: 'leader' });
+    expect(leader.cluster!.leading).toBe(true);
+    const replica = await node(cluster, { node_id: 'b', role: 'replica', log_key_from: leader.data_dir });
+    expect(replica.cluster!.leading).toBe(false);
+    // Agents that only know the replica: their signed registrations and key posts are redirected (307) and accepted.
+    for (let index = 0; index < 6; index++) {
+      const client = new TesseraClient(replica.url, await generateKey());
+      await client.register(`far${index}`);
+      await client.registerBackupKey((await generateKey()).public_key);
+    }
+    await until(() => headOf(replica).seq === headOf(leader).seq);
+    expect(headOf(replica)).toEqual(headOf(leader));
+    expect(stateHash(replica.engine.state)).toBe(stateHash(leader.engine.state));
+    for (let seq = 1; seq <= headOf(leader).seq; seq++)
+      expect(replica.store.ledgerJson(seq)).toBe(leader.store.ledgerJson(seq));
+    // Its reads are its own: the same agents, and the transparency log's same root.
+    const agents = await (await fetch(`${replica.url}/api/v1/agents?limit=50`)).json();
+    expect(agents).toEqual(await (await fetch(`${leader.url}/api/v1/agents?limit=50`)).json());
+    expect(replica.engine.log_tree.root(headOf(replica).seq)).toEqual(leader.engine.log_tree.root(headOf(leader).seq));
+    const redirected = await fetch(`${replica.url}/api/v1/register`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(redirected.status).toBe(307);
+    expect(redirected.headers.get('location')).toBe(`${leader.url}/api/v1/register`);
+    const nonce = await fetch(`${replica.url}/api/v1/nonce?agent_id=ag_0000000000000000`, { redirect: 'manual' });
+    expect(nonce.status).toBe(307);
+    expect(leader.bugs).toEqual([]);
+    expect(replica.bugs).toEqual([]);
+  });
+
+  it('answers 503 NOT_LEADER with Retry-After when no node writes, and its engine refuses submissions', async () => {
+    const cluster = memoryCluster();
+    const leader = await node(cluster, { node_id: 'a', role: 'leader' });
+    const replica = await node(cluster, {
+      node_id: 'b',
+      role: 'replica',
+      eligible: false,
+      log_key_from: leader.data_dir,
+    });
+    await leader.close();
+    nodes.splice(nodes.indexOf(leader), 1);
+    // A clean stop gives the lease up at once; this replica may not lead, so nobody writes.
+    await until(
+      async () =>
+        (await fetch(`${replica.url}/api/v1/register`, { method: 'POST', redirect: 'manual' })).status === 503,
+    );
+    const refused = await fetch(`${replica.url}/api/v1/register`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toMatchObject({ error: 'NOT_LEADER', retry_after_seconds: 1 });
+    const submitted = await replica.engine.submit({ act: 'register', actor: 'ag_0000000000000000', payload: {} });
+    expect(submitted).toMatchObject({ ok: false, code: 'NOT_LEADER' });
+    // Reads go on.
+    expect((await fetch(`${replica.url}/api/v1/status`)).status).toBe(200);
+  });
+});
+
+describe('failover', () => {
+  it('a writer cut off fences itself; a caught-up replica takes the lease and writes; nothing acknowledged is lost or doubled', async () => {
+    const cluster = memoryCluster(600);
+    const first = await node(cluster, { node_id: 'a', role: 'leader' });
+    const second = await node(cluster, { node_id: 'b', role: 'replica', log_key_from: first.data_dir });
+    const acknowledged: number[] = [];
+    for (let index = 0; index < 4; index++) {
+      const answer = await new TesseraClient(first.url, await generateKey()).register(`early${index}`);
+      acknowledged.push((answer as unknown as { ledger: { first_seq: number } }).ledger.first_seq);
+    }
+    const cut_at = performance.now();
+    first.link.cut = true;
+    // Renewals fail from now on: within two thirds of a ttl the writer stops itself, before the lease can lapse.
+    await until(() => first.fatal.length > 0, 2000);
+    expect(String(first.fatal[0])).toMatch(/fenced: no lease renewal succeeded/);
+    expect(performance.now() - cut_at).toBeLessThan(cluster.ttl_ms);
+    await until(() => second.cluster!.leading, 3000);
+    const answer = await new TesseraClient(second.url, await generateKey()).register('later');
+    acknowledged.push((answer as unknown as { ledger: { first_seq: number } }).ledger.first_seq);
+    const registrations = [...second.store.ledgerEntries(1)]
+      .map(({ json }) => JSON.parse(json) as { seq: number; event_type: string; actor: string })
+      .filter((entry) => entry.event_type === 'agent_registered' && entry.actor !== 'system');
+    expect(registrations.filter((entry) => acknowledged.includes(entry.seq))).toHaveLength(acknowledged.length);
+    expect(new Set(registrations.map((entry) => entry.actor)).size).toBe(registrations.length);
+    expect(await cluster.log.lastTick()).toBe(second.engine.state.tick);
+  });
+
+  it('the old writer started again follows the new one and catches up', async () => {
+    const cluster = memoryCluster(600);
+    const first = await node(cluster, { node_id: 'a', role: 'leader' });
+    const second = await node(cluster, { node_id: 'b', role: 'replica', log_key_from: first.data_dir });
+    first.link.cut = true;
+    await until(() => second.cluster!.leading, 3000);
+    await new TesseraClient(second.url, await generateKey()).register('meanwhile');
+    const data_dir = first.data_dir;
+    first.link.cut = false;
+    await first.close();
+    nodes.splice(nodes.indexOf(first), 1);
+    const again = await node(cluster, { node_id: 'a', role: 'leader', data_dir });
+    expect(again.cluster!.leading).toBe(false);
+    await until(() => headOf(again).seq === headOf(second).seq);
+    expect(stateHash(again.engine.state)).toBe(stateHash(second.engine.state));
+    const redirected = await fetch(`${again.url}/api/v1/register`, { method: 'POST', redirect: 'manual' });
+    expect(redirected.headers.get('location')).toBe(`${second.url}/api/v1/register`);
+  });
+});
+
+describe('the log fences a second writer', () => {
+  it('refuses a tick under another term unless the log ends just before it; the same writer’s resend is stored once', async () => {
+    const log = new MemoryTickLog();
+    const tick = (n: number): ReplicatedTick => ({
+      record: { tick: n, at_ms: n, actions: [] },
+      ledger_head: { seq: n, hash: String(n).padStart(64, '0') },
+      consumed_nonces: [],
+      kept_answers: [],
+    });
+    await log.append(tick(1), 'first');
+    await log.append(tick(1), 'first');
+    expect(await log.lastTick()).toBe(1);
+    await expect(log.append(tick(1), 'second')).rejects.toBeInstanceOf(StaleWriterError);
+    await expect(log.append(tick(3), 'first')).rejects.toBeInstanceOf(StaleWriterError);
+    await log.append(tick(2), 'second');
+    expect(await log.lastTick()).toBe(2);
+  });
+
+  it('a writer overtaken by another is refused, and its own store keeps nothing of the refused tick', async () => {
+    const log = new MemoryTickLog();
+    const under = await memoryEngine();
+    const writer = new ReplicatedStore(under.store, log);
+    // The log already holds another writer's ticks 1 and 2: this writer's next commit is tick 2 of its own.
+    const foreign = (n: number): ReplicatedTick => ({
+      record: { tick: n, at_ms: n, actions: [] },
+      ledger_head: { seq: 0, hash: '0'.repeat(64) },
+      consumed_nonces: [],
+      kept_answers: [],
+    });
+    await log.append(foreign(1), 'other');
+    await log.append(foreign(2), 'other');
+    writer.lead('mine');
+    const ticks_before = under.store.lastTick();
+    const head_before = under.store.ledgerHead();
+    await expect(
+      writer.commitTick({
+        record: { tick: ticks_before + 1, at_ms: 1, actions: [] },
+        entries: [],
+        tree_records: [],
+        consumed_nonces: [],
+      }),
+    ).rejects.toBeInstanceOf(StaleWriterError);
+    expect(under.store.lastTick()).toBe(ticks_before);
+    expect(under.store.ledgerHead()).toEqual(head_before);
+  });
+});
+
+describe('a follower checks what it follows', () => {
+  it('refuses a tick whose act was forged by whoever wrote the log, even with a head that matches the forgery', async () => {
+    const cluster = memoryCluster();
+    const leader = await node(cluster, { node_id: 'a', role: 'leader' });
+    const replica = await node(cluster, {
+      node_id: 'b',
+      role: 'replica',
+      eligible: false,
+      log_key_from: leader.data_dir,
+    });
+    const victim = await generateKey();
+    const victim_client = new TesseraClient(leader.url, victim);
+    await victim_client.register('victim');
+    await until(() => headOf(replica).seq === headOf(leader).seq);
+    const head_before = headOf(replica);
+    // The log's writer (or anyone who can append to it) forges the victim's key post: a signature it cannot make.
+    const last = (await cluster.log.read(await cluster.log.lastTick()))!;
+    const signed_act = last.record.actions.find((action) => action.proof)!;
+    const forged_key = (await generateKey()).public_key;
+    const forged: ReplicatedTick = {
+      ...last,
+      record: {
+        tick: last.record.tick + 1,
+        at_ms: last.record.at_ms + 1,
+        actions: [
+          {
+            act: 'key_backup_register',
+            actor: victim.agent_id,
+            payload: { backup_pubkey: forged_key },
+            proof: { ...signed_act.proof!, path: '/api/v1/keys/backup', nonce: 'forged'.padEnd(40, 'x') },
+          },
+        ],
+      },
+      consumed_nonces: [],
+      kept_answers: [],
+    };
+    // A head that matches what the forgery replays to, so only the signature check can catch it.
+    const scratch = stateFromImage(imageOf(replica.engine.state));
+    replayTick(scratch, forged.record);
+    forged.ledger_head = { ...scratch.ledger_head };
+    await cluster.log.append(forged, 'forger');
+    await until(() => replica.fatal.length > 0);
+    expect(String(replica.fatal[0])).toMatch(/does not verify/);
+    expect(headOf(replica)).toEqual(head_before);
+    expect(replica.engine.state.agents.get(victim.agent_id)?.backup_pubkey).toBeNull();
+  });
+});
+
+describe('the engine as a follower', () => {
+  it('applies the writer’s ticks to the same head, and refuses one that replays to another head, keeping its state', async () => {
+    const writer = await memoryEngine();
+    await registered(writer.engine, 'ada');
+    const follower = await memoryEngine({ founder: writer.founder, writer: false });
+    const published = (tick: { tick: number }, head: { seq: number; hash: string }): ReplicatedTick => ({
+      record: tick as ReplicatedTick['record'],
+      ledger_head: head,
+      consumed_nonces: [],
+      kept_answers: [],
+    });
+    const ticks = [...writer.store.ticksAfter(0)];
+    // The head genesis makes: another engine founded the same way, at the same engine time.
+    const genesis_head = (await memoryEngine({ founder: writer.founder })).store.ledgerHead();
+    await follower.engine.follow(published(ticks[0]!, genesis_head));
+    expect(follower.store.ledgerHead()).toEqual(genesis_head);
+    const before = follower.store.ledgerHead();
+    await expect(follower.engine.follow(published(ticks[1]!, { seq: 99, hash: 'f'.repeat(64) }))).rejects.toThrow(
+      /replays to seq \d+ .*its writer published seq 99/,
+    );
+    expect(follower.engine.state.ledger_head).toEqual(before);
+    expect(follower.store.ledgerHead()).toEqual(before);
+    await follower.engine.follow(published(ticks[1]!, writer.store.ledgerHead()));
+    expect(stateHash(follower.engine.state)).toBe(stateHash(writer.engine.state));
+    // A writer does not follow, and a follower does not write.
+    await expect(writer.engine.follow(published(ticks[1]!, writer.store.ledgerHead()))).rejects.toThrow(
+      /cannot follow/,
+    );
+    expect(await follower.engine.submit({ act: 'register', actor: 'x', payload: {} })).toMatchObject({
+      code: 'NOT_LEADER',
+    });
+  });
+});
