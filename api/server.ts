@@ -221,11 +221,13 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       ? { writers: { leading: () => node_ref?.leading ?? false, leader_url: () => node_ref?.leader_url } }
       : {}),
   });
+  let listening_url = '';
   if (cluster_log && config.cluster) {
     const node_config = config.cluster;
     node_ref = new ClusterNode({
       node_id: node_config.node_id,
-      url: config.public_url,
+      // Where replicas send writes: the public URL, or the address listened on when the port was left to the system.
+      url: () => (new URL(config.public_url).port === '0' ? listening_url : config.public_url),
       role: node_config.role,
       eligible: node_config.eligible,
       engine,
@@ -248,7 +250,8 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       },
       log_line: log,
     });
-    await node_ref.start();
+    // Everything the log holds is applied before anything is served.
+    await node_ref.catchUp();
   }
   const server: Server = await new Promise((resolve, reject) => {
     const listening = createServer(app.listener).listen(config.port, config.host, () => resolve(listening));
@@ -271,8 +274,12 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  listening_url = url;
+  // Now it follows the log and competes for the lease; a leader node leads before this resolves.
+  await node_ref?.start();
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     engine,
     store,
     founder,

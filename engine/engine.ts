@@ -220,6 +220,15 @@ export class Engine {
     this.writing = true;
   }
 
+  /**
+   * The writer lost the right to write (its lease): submissions are refused NOT_LEADER
+   * from now on. What is already queued still runs, and its commits are the store's to
+   * refuse; the host is expected to stop.
+   */
+  stopWriting(): void {
+    this.writing = false;
+  }
+
   submit(submission: Submission): Promise<SubmitResult> {
     if (!this.writing) return Promise.resolve(refuse('NOT_LEADER', undefined, { retry_after_seconds: 1 }));
     const full = submission.actor === 'system' ? undefined : this.queueFullRefusal();

@@ -42,7 +42,8 @@ const headOf = (society: ClusterTestNode) => society.store.ledgerHead();
 
 describe('a read replica', () => {
   it('holds the writer’s ledger and state hash for hash, and hands signed writes on to the writer', async () => {
-    const cluster = memoryCluster();
+    // Both nodes and the clients (solving Proof of Machine) share one event loop here: a long ttl keeps the lease steady.
+    const cluster = memoryCluster(10_000);
     const leader = await node(cluster, { node_id: 'a', role: 'leader' });
     expect(leader.cluster!.leading).toBe(true);
     const replica = await node(cluster, { node_id: 'b', role: 'replica', log_key_from: leader.data_dir });
@@ -54,6 +55,7 @@ describe('a read replica', () => {
       await client.registerBackupKey((await generateKey()).public_key);
     }
     await until(() => headOf(replica).seq === headOf(leader).seq);
+    expect(leader.fatal).toEqual([]);
     expect(headOf(replica)).toEqual(headOf(leader));
     expect(stateHash(replica.engine.state)).toBe(stateHash(leader.engine.state));
     for (let seq = 1; seq <= headOf(leader).seq; seq++)

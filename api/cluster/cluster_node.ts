@@ -8,8 +8,8 @@ export type NodeRole = 'leader' | 'replica';
 
 export interface ClusterNodeOptions {
   node_id: string;
-  /** Where this node's writes are sent when it leads: its public URL. */
-  url: string;
+  /** Where this node's writes are sent when it leads: its public URL (known once it listens). */
+  url: () => string;
   /**
    * leader: takes the lease at start if it is free. replica: follows, and takes the lease
    * only when it has been free for a whole ttl (the leader is gone), if `eligible`.
@@ -81,11 +81,22 @@ export class ClusterNode {
   }
 
   /**
-   * Applies everything the log holds now, then follows it and watches the lease. A leader
-   * node that finds the lease free takes it before this resolves.
+   * Applies everything the log holds now: before the node serves anything, so that it
+   * never shows a society it has not caught up with (or one not founded yet).
    */
+  async catchUp(): Promise<void> {
+    this.options.log_line?.({
+      cluster: 'joining',
+      node: this.options.node_id,
+      role: this.options.role,
+      from_tick: this.options.engine.state.tick,
+    });
+    await this.applyLog();
+  }
+
+  /** Follows the log from where the node is and watches the lease; a leader node that finds the lease free leads before this resolves. */
   async start(): Promise<void> {
-    await this.catchUp();
+    await this.applyLog();
     this.follow();
     await this.watch();
     await this.promotion;
@@ -121,7 +132,7 @@ export class ClusterNode {
   }
 
   /** Reads and applies the log's ticks after this node's, up to the log's end as it is now. */
-  private async catchUp(): Promise<void> {
+  private async applyLog(): Promise<void> {
     const { engine, log } = this.options;
     this.log_last_tick = await log.lastTick();
     for (let next = engine.state.tick + 1; next <= this.log_last_tick; next++) {
@@ -169,7 +180,7 @@ export class ClusterNode {
     // its lease lapsed (the server's ttl), there is nothing more to wait for.
     if (role === 'replica' && !this.seen_a_leader && performance.now() - this.free_since_ms < lease.ttl_ms) return;
     const started_ms = performance.now();
-    const tenure = await lease.take(node_id, url);
+    const tenure = await lease.take(node_id, url());
     if (!tenure) return;
     this.last_renewed_ms = started_ms;
     this.tenure = tenure;
@@ -184,7 +195,7 @@ export class ClusterNode {
     const began_ms = performance.now();
     await this.follower?.stop();
     this.follower = undefined;
-    await this.catchUp();
+    await this.applyLog();
     store.lead(tenure.term);
     engine.lead();
     this.promoting = false;
@@ -202,6 +213,9 @@ export class ClusterNode {
     this.stopped = true;
     clearInterval(this.timer);
     this.tenure = undefined;
+    // Whatever the host does next, this node writes nothing more.
+    this.options.engine.stopWriting();
+    this.options.store.fence();
     this.options.on_fenced(why);
   }
 }

@@ -6,7 +6,7 @@ import {
   type TickCommit,
   type TickRecord,
 } from '../../engine/index.js';
-import type { TickLog } from './tick_log.js';
+import { StaleWriterError, type TickLog } from './tick_log.js';
 
 /**
  * The engine's store when the society is replicated: the local store, with the tick log
@@ -30,6 +30,13 @@ export class ReplicatedStore implements EngineStore {
     private readonly on_append_ms?: (ms: number) => void,
   ) {
     this.head = local.ledgerHead();
+  }
+
+  /** This node may no longer write: every commit from now on is refused, and nothing more is appended. */
+  fence(): void {
+    const refused = Promise.reject(new StaleWriterError(this.local.lastTick() + 1, undefined));
+    refused.catch(() => undefined);
+    this.chain = refused;
   }
 
   /** From now on every tick is appended to the log under this term before it is committed here. */
@@ -56,8 +63,9 @@ export class ReplicatedStore implements EngineStore {
     return committed;
   }
 
+  /** Resolves when everything queued is settled: a refused append was reported to its tick's commit, not here. */
   flushed(): Promise<void> {
-    return this.chain.then(() => this.local.flushed());
+    return this.chain.catch(() => undefined).then(() => this.local.flushed());
   }
 
   latestSnapshot(): StateImage | undefined {

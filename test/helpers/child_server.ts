@@ -4,6 +4,8 @@ import { createInterface } from 'node:readline';
 export interface ChildServer {
   url: string;
   process: ChildProcess;
+  /** Every line the server wrote to stdout so far. */
+  output: string[];
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -14,10 +16,12 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  const output: string[] = [];
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const url = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
+      output.push(line);
       if (line.startsWith('{"listening"')) resolve((JSON.parse(line) as { listening: string }).listening);
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
@@ -25,6 +29,7 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
   return {
     url,
     process: child,
+    output,
     kill: (signal = 'SIGKILL') =>
       new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
