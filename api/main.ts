@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { configFromEnv } from './config.js';
-import { StoreIntegrityError } from '../engine/index.js';
+import { DivergedLogError, StoreIntegrityError } from '../engine/index.js';
 import { StartRefusedError } from './data_folder.js';
 import { startSociety } from './server.js';
 
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  if (error instanceof StartRefusedError || error instanceof StoreIntegrityError) {
+  if (error instanceof StartRefusedError || error instanceof StoreIntegrityError || error instanceof DivergedLogError) {
     // Nothing was served and the data folder was left as it was; the operator decides what to restore.
     console.error(`tessera refused to start: ${error.message}`);
     console.error(

@@ -250,8 +250,18 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       },
       log_line: log,
     });
-    // Everything the log holds is applied before anything is served.
-    await node_ref.catchUp();
+    // Everything the log holds is applied before anything is served; a store that is not this log's is refused.
+    try {
+      await node_ref.catchUp();
+    } catch (error) {
+      events.ledger.close();
+      events.world.close();
+      await chunks.close();
+      await cluster_log.close();
+      await store.close();
+      release();
+      throw error;
+    }
   }
   const server: Server = await new Promise((resolve, reject) => {
     const listening = createServer(app.listener).listen(config.port, config.host, () => resolve(listening));

@@ -67,7 +67,7 @@ export { ownValue } from './keyed.js';
 
 // Stores, recovery and the store's operations (backups, restore drills).
 export { recoverState, type RecoverOptions } from './recover.js';
-export { DivergedLogError, replicatedTickOf, type ReplicatedTick } from './replicated_tick.js';
+export { DivergedLogError, replicatedTickOf, storedTicks, type ReplicatedTick } from './replicated_tick.js';
 export { LogTree, TILE_HEIGHT, TILE_WIDTH } from './log/log_tree.js';
 export { nativeHasher } from './log/native_hasher.js';
 export { firstWrongTreeLeaf } from './log/tree_build.js';

@@ -1,6 +1,6 @@
-import type { TickRecord } from './apply.js';
-import type { LedgerHead } from './state.js';
-import type { ConsumedNonce, KeptAnswer, TickCommit } from './store/types.js';
+import { replayTick, type TickRecord } from './apply.js';
+import { emptyState, stateFromImage, type LedgerHead } from './state.js';
+import type { ConsumedNonce, EngineStore, KeptAnswer, TickCommit } from './store/types.js';
 
 /**
  * What a replicated log carries for one tick: everything a follower cannot derive. The
@@ -37,5 +37,26 @@ export class DivergedLogError extends Error {
   ) {
     super(`tick ${tick}: ${message}`);
     this.name = 'DivergedLogError';
+  }
+}
+
+/**
+ * The store's own ticks after `after_tick` in their replicated form, their heads found by
+ * replaying the log from the newest snapshot at or before that tick: how a society that
+ * ran on one machine hands its history to a replicated log that starts empty (or
+ * shorter). Spent nonces and kept answers are not carried: they matter only for
+ * minutes, and a new writer's nonces are its own.
+ */
+export function* storedTicks(store: EngineStore, after_tick: number): Iterable<ReplicatedTick> {
+  const base = store
+    .snapshotTicks()
+    .filter((tick) => tick <= after_tick)
+    .at(-1);
+  const image = base === undefined ? undefined : store.snapshotAt(base);
+  const state = image ? stateFromImage(image) : emptyState();
+  for (const record of store.ticksAfter(state.tick)) {
+    replayTick(state, record);
+    if (record.tick > after_tick)
+      yield { record, ledger_head: { ...state.ledger_head }, consumed_nonces: [], kept_answers: [] };
   }
 }

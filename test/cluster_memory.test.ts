@@ -8,6 +8,7 @@ import { MemoryTickLog } from '../api/cluster/memory_tick_log.js';
 import { StaleWriterError } from '../api/cluster/tick_log.js';
 import { memoryCluster, startClusterNode, type ClusterTestNode } from './helpers/cluster.js';
 import { memoryEngine, registered } from './helpers/memory_engine.js';
+import { startTestSociety } from './helpers/society.js';
 
 /**
  * A replicated society with the in-process log adapter and lease: real LMDB and real
@@ -153,6 +154,49 @@ describe('failover', () => {
     expect(stateHash(again.engine.state)).toBe(stateHash(second.engine.state));
     const redirected = await fetch(`${again.url}/api/v1/register`, { method: 'POST', redirect: 'manual' });
     expect(redirected.headers.get('location')).toBe(`${second.url}/api/v1/register`);
+  });
+});
+
+describe('joining a replicated log', () => {
+  it('a society that ran on one machine hands its history to an empty log, and a replica from nothing rebuilds it', async () => {
+    const alone = await startTestSociety({ start_ms: Date.now() });
+    for (let index = 0; index < 3; index++)
+      await new TesseraClient(alone.url, await generateKey()).register(`solo${index}`);
+    const head = alone.store.ledgerHead();
+    const data_dir = alone.data_dir;
+    await alone.close();
+    const cluster = memoryCluster(10_000);
+    const leader = await node(cluster, { node_id: 'a', role: 'leader', data_dir });
+    expect(leader.cluster!.leading).toBe(true);
+    expect(leader.logs.some((line) => line.includes('seeded the log'))).toBe(true);
+    expect(await cluster.log.lastTick()).toBe(leader.engine.state.tick);
+    const replica = await node(cluster, { node_id: 'b', role: 'replica', log_key_from: leader.data_dir });
+    expect(replica.store.ledgerHead().seq).toBeGreaterThanOrEqual(head.seq);
+    expect(replica.store.ledgerHash(head.seq)).toBe(head.hash);
+    await until(() => headOf(replica).seq === headOf(leader).seq);
+    expect(stateHash(replica.engine.state)).toBe(stateHash(leader.engine.state));
+  });
+
+  it('refuses to start on a store of another society, naming the tick, and leaves the folder as it was', async () => {
+    const cluster = memoryCluster(10_000);
+    const leader = await node(cluster, { node_id: 'a', role: 'leader' });
+    await new TesseraClient(leader.url, await generateKey()).register('native');
+    const stranger = await startTestSociety({ start_ms: Date.now() });
+    await new TesseraClient(stranger.url, await generateKey()).register('stranger');
+    const stranger_head = stranger.store.ledgerHead();
+    await stranger.close();
+    await expect(
+      startClusterNode(cluster, {
+        node_id: 'b',
+        role: 'replica',
+        data_dir: stranger.data_dir,
+        log_key_from: leader.data_dir,
+      }),
+    ).rejects.toThrow(/tick \d+: the replicated log's tick \d+ ends at seq .* which this store does not hold/);
+    // The store is as it was, and the folder is free again for the operator's next step.
+    const again = await startTestSociety({ data_dir: stranger.data_dir, start_ms: Date.now() });
+    expect(again.store.ledgerHead()).toEqual(stranger_head);
+    await again.destroy();
   });
 });
 

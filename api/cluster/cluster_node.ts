@@ -1,4 +1,10 @@
-import type { Engine, ReplicatedTick } from '../../engine/index.js';
+import {
+  DivergedLogError,
+  storedTicks,
+  type Engine,
+  type EngineStore,
+  type ReplicatedTick,
+} from '../../engine/index.js';
 import type { LeaderLease, LeaseHolder } from './leader_lease.js';
 import { FollowedTickCheck } from './followed_check.js';
 import type { ReplicatedStore } from './replicated_store.js';
@@ -135,6 +141,7 @@ export class ClusterNode {
   private async applyLog(): Promise<void> {
     const { engine, log } = this.options;
     this.log_last_tick = await log.lastTick();
+    await this.checkSameHistory();
     for (let next = engine.state.tick + 1; next <= this.log_last_tick; next++) {
       const tick = await log.read(next);
       if (!tick) throw new Error(`the log says it ends at tick ${this.log_last_tick} but has no tick ${next}`);
@@ -189,6 +196,40 @@ export class ClusterNode {
     this.promotion = this.promote(tenure).catch((error) => this.options.on_diverged(error));
   }
 
+  /**
+   * Whether the log and this store tell one history as far as both go: the log's tick at
+   * the shorter end published a head this store holds. A store of another society, or
+   * one restored from a backup of another log, is refused before it follows or writes.
+   */
+  private async checkSameHistory(): Promise<void> {
+    const { engine, log, store } = this.options;
+    const common = Math.min(this.log_last_tick, engine.state.tick);
+    if (common === 0) return;
+    const tick = await log.read(common);
+    const head = tick?.ledger_head;
+    if (!head || store.ledgerHash(head.seq) !== head.hash)
+      throw new DivergedLogError(
+        common,
+        `the replicated log's tick ${common} ends at seq ${head?.seq} ${head?.hash}, which this store does not hold: it is not this log's store`,
+      );
+  }
+
+  /**
+   * A writer whose store is ahead of the log (a society that ran on one machine, now
+   * replicated) first appends its own ticks, so that the log holds the whole history.
+   */
+  private async seedLog(term: string, local: EngineStore): Promise<void> {
+    const { engine, log } = this.options;
+    const log_last = await log.lastTick();
+    if (log_last >= engine.state.tick) return;
+    for (const tick of storedTicks(local, log_last)) await log.append(tick, term);
+    this.options.log_line?.({
+      cluster: 'seeded the log',
+      node: this.options.node_id,
+      ticks: engine.state.tick - log_last,
+    });
+  }
+
   private async promote(tenure: LeaseHolder): Promise<void> {
     const { engine, store } = this.options;
     this.promoting = true;
@@ -196,6 +237,7 @@ export class ClusterNode {
     await this.follower?.stop();
     this.follower = undefined;
     await this.applyLog();
+    await this.seedLog(tenure.term, store);
     store.lead(tenure.term);
     engine.lead();
     this.promoting = false;
