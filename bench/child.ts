@@ -3,13 +3,14 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 
-/** The first JSON line a child process prints (its address, its port, its result). */
-export function firstJsonLine(child: ChildProcess): Promise<Record<string, unknown>> {
+/** The first JSON line a child process prints (its address, its port, its result), or the first holding `key`. */
+export function firstJsonLine(child: ChildProcess, key?: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on(
-      'line',
-      (line) => line.startsWith('{') && resolve(JSON.parse(line) as Record<string, unknown>),
-    );
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      if (key === undefined || key in parsed) resolve(parsed);
+    });
     child.once('exit', (code) => reject(new Error(`child exited ${code}`)));
   });
 }

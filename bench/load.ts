@@ -26,7 +26,8 @@ export interface ReadComparison {
   bare_cpu_us: number;
 }
 
-async function load(
+/** One read load of a path (16 keep-alive connections from the generator process): requests a second and the server's CPU per request. */
+export async function readLoad(
   base: string,
   pid: number,
   path: string,
@@ -80,8 +81,8 @@ export async function compareReads(
     for (const { path, revalidate } of targets) {
       const etag = revalidate ? fixtures[path]!.etag : undefined;
       if (revalidate && !etag) throw new Error(`read target ${path} has no ETag to revalidate`);
-      const server = await load(base, server_pid, path, seconds, etag);
-      const ceiling = await load(bare_base, bare.pid!, path, seconds, etag);
+      const server = await readLoad(base, server_pid, path, seconds, etag);
+      const ceiling = await readLoad(bare_base, bare.pid!, path, seconds, etag);
       results[readLabel({ path, revalidate })] = {
         server: server.rps,
         bare: ceiling.rps,

@@ -28,6 +28,8 @@ export interface SocietySize {
 export interface LoadSociety {
   url: string;
   pid: number;
+  /** The served data folder (its log key, for a replica of a replicated run). */
+  data_dir: string;
   /** A JSON file of the loaders' ids and private keys, for the generator process. */
   agents_file: string;
   /** An open motion the loaders vote on. */
@@ -42,12 +44,17 @@ const GENESIS = { params: { ap_at_registration: 1_000_000, ap_cap: 1_000_000, vo
  * A society to load, in its own process on the embedded store: founded by the server
  * itself, then grown in this process straight through the engine (members and ledger
  * entries at engine speed, not HTTP speed), then served again. The loaders are real
- * key pairs; the other members have well-formed keys nobody signs with.
+ * key pairs; the other members have well-formed keys nobody signs with. Given a
+ * `serve_env` (a replicated log's node), the society is instead grown over HTTP, every
+ * registration signed: a replica checks each entry's proof, and an engine-grown
+ * registration carries none. Only loaders then, no filler.
  */
 export async function startLoadSociety(
   loaders_count: number,
   size: SocietySize,
   profile_dir?: string,
+  /** Extra environment for the serving start (a replicated log: LOG_URL, ROLE, NODE_ID). */
+  serve_env: Record<string, string> = {},
 ): Promise<LoadSociety> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-load-society-'));
   const genesis_file = join(dir, 'genesis.json');
@@ -59,15 +66,24 @@ export async function startLoadSociety(
       return { agent_id: key.agent_id, jwk, key };
     }),
   );
-  // The server founds the society (and its founder key) itself; then it stops and the society is grown here.
-  const founding = startServer(dir, genesis_file);
-  await founding.listening;
-  await stopServer(founding.child);
-  const ledger_seq = await grow(join(dir, 'data', 'store'), loaders, size);
+  const over_http = Object.keys(serve_env).length > 0;
+  if (over_http && (size.members !== loaders_count || size.ledger_entries > 0))
+    throw new Error('a society grown over HTTP has its loaders only');
+  let ledger_seq = 0;
+  if (!over_http) {
+    // The server founds the society (and its founder key) itself; then it stops and the society is grown here.
+    const founding = startServer(dir, genesis_file);
+    await founding.listening;
+    await stopServer(founding.child);
+    ledger_seq = await grow(join(dir, 'data', 'store'), loaders, size);
+  }
 
-  const { child, listening } = startServer(dir, genesis_file, profile_dir);
+  const { child, listening } = startServer(dir, genesis_file, profile_dir, serve_env);
   try {
     const url = (await listening).listening as string;
+    if (over_http)
+      for (const [index, loader] of loaders.entries())
+        await new TesseraClient(url, loader.key).register(`loader-${index}`, { declared_runtime: '' });
     const author = new TesseraClient(url, loaders[0]!.key);
     const motion_id = (
       await author.act<{ motion_id: string }>('motion_propose', { title: 'The load motion', body: '', changes: [] })
@@ -78,6 +94,7 @@ export async function startLoadSociety(
     return {
       url,
       pid: child.pid!,
+      data_dir: join(dir, 'data'),
       agents_file,
       motion_id,
       ledger_seq,
@@ -97,6 +114,7 @@ function startServer(
   dir: string,
   genesis_file: string,
   profile_dir?: string,
+  serve_env: Record<string, string> = {},
 ): { child: ChildProcess; listening: Promise<Record<string, unknown>> } {
   // LOAD_PROFILE=DIR writes a CPU profile of the server under load into DIR (--cpu-prof).
   const profile_args = profile_dir ? ['--cpu-prof', `--cpu-prof-dir=${profile_dir}`] : [];
@@ -112,12 +130,15 @@ function startServer(
     NONCES_PER_SECOND: '1000000',
     NONCE_BURST: '1000000',
     BACKUP_EVERY_SECONDS: '0',
+    REGISTRATIONS_PER_HOUR: '1000000',
+    REGISTRATION_BURST: '1000000',
+    ...serve_env,
   };
   const child = spawn(process.execPath, [...profile_args, here('../api/main.js')], {
     env,
     stdio: ['ignore', 'pipe', 'ignore'],
   });
-  return { child, listening: firstJsonLine(child) };
+  return { child, listening: firstJsonLine(child, 'listening') };
 }
 
 /** SIGTERM and wait: the server finishes queued acts and closes the store first. */

@@ -10,7 +10,7 @@ import { StaleWriterError } from '../api/cluster/tick_log.js';
 import { LOG_KEY_FILE, STORE_FOLDER } from '../api/data_folder.js';
 import { verifyStore } from '../api/store_verify.js';
 import { startChildServer, type ChildServer } from './helpers/child_server.js';
-import { HAVE_NATS_SERVER, NatsCluster } from './helpers/nats_cluster.js';
+import { HAVE_NATS_SERVER, NatsCluster } from '../bench/nats_cluster.js';
 import { tempDir } from './helpers/society.js';
 
 /**

@@ -1,5 +1,4 @@
 import { copyFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { ReplicatedTick } from '../../engine/index.js';
 import type { ClusterLog } from '../../api/cluster/cluster_setup.js';
@@ -7,19 +6,8 @@ import { MemoryLease, type LeaderLease } from '../../api/cluster/leader_lease.js
 import { MemoryTickLog } from '../../api/cluster/memory_tick_log.js';
 import type { LogFollower, TickLog } from '../../api/cluster/tick_log.js';
 import { LOG_KEY_FILE } from '../../api/data_folder.js';
+import { freePort } from '../../bench/nats_cluster.js';
 import { startTestSociety, tempDir, type TestSociety } from './society.js';
-
-/** A port nobody listens on now, so a node can know its own URL (the one its lease advertises) before it starts. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The NATS cluster of the in-process tests: one tick log and one lease that every node of a test shares. */
 export interface MemoryCluster {

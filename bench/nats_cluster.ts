@@ -1,12 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { freePort } from './cluster.js';
-import { tempDir } from './society.js';
 
-/** Whether Debian's nats-server is installed (.ci/run installs it); the cluster tests say so and skip without it. */
+/** Whether Debian's nats-server is installed (.ci/run installs it); the cluster tests and benchmark say so and skip without it. */
 export const HAVE_NATS_SERVER = spawnSync('nats-server', ['--version']).status === 0;
 
 interface NatsNode {
@@ -18,7 +18,8 @@ interface NatsNode {
 
 /**
  * A NATS cluster of `size` nodes on loopback, each with its own JetStream folder, as
- * the tests' stand-in for three machines. Nodes can be killed and started again.
+ * the tests' and the benchmark's stand-in for three machines. Nodes can be killed and
+ * started again.
  */
 export class NatsCluster {
   private constructor(
@@ -27,7 +28,7 @@ export class NatsCluster {
   ) {}
 
   static async start(size = 3): Promise<NatsCluster> {
-    const folder = tempDir('tessera-nats-');
+    const folder = mkdtempSync(join(tmpdir(), 'tessera-nats-'));
     const ports = [];
     for (let index = 0; index < size; index++) ports.push({ client: await freePort(), route: await freePort() });
     const routes = ports.map(({ route }) => `nats-route://127.0.0.1:${route}`).join(', ');
@@ -57,6 +58,11 @@ export class NatsCluster {
   url(...indexes: number[]): string {
     const chosen = indexes.length > 0 ? indexes.map((index) => this.nodes[index]!) : this.nodes;
     return chosen.map((node) => `nats://127.0.0.1:${node.client_port}`).join(',');
+  }
+
+  /** The running nodes' process ids (their CPU time counts in a benchmark's per-act cost). */
+  pids(): number[] {
+    return this.nodes.flatMap((node) => (node.process?.pid ? [node.process.pid] : []));
   }
 
   startNode(index: number): void {
@@ -104,4 +110,16 @@ export class NatsCluster {
     for (let index = 0; index < this.nodes.length; index++) await this.killNode(index, 'SIGTERM');
     rmSync(this.folder, { recursive: true, force: true });
   }
+}
+
+/** A port nobody listens on now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }
