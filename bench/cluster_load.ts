@@ -148,7 +148,7 @@ const whole = (value: number) => String(Math.round(value));
 const section = [
   '## Replicated log (`npm run bench:cluster`)',
   '',
-  `Machine: ${machineLine()}; its ${cpus().length} cores are shared by the embedded server, the leader, the replica, three nats-server nodes and the load generator. ${RUNS} runs; medians. Each run sends the ${CONCURRENCY}-agent signed load of bench:load (nonce handed over) for ${SECONDS} s to the embedded server, then to the leader, whose every tick is stored by a quorum of the three NATS nodes (file storage, three replicas) before its local commit. The replica's lag is the time from an entry's arrival on the leader's event stream to its arrival on the replica's.`,
+  `Machine: ${machineLine()}; its ${cpus().length} cores are shared by the embedded server, the leader, the replica, three nats-server nodes and the load generator. ${RUNS} runs; medians. Each run sends the ${CONCURRENCY}-agent signed load of bench:load (nonce handed over) for ${SECONDS} s to the embedded server, then to the leader, whose every tick is stored by a quorum of the three NATS nodes (file storage, three replicas) before its local commit. The replica's lag is the time from an entry's arrival on the leader's event stream to its arrival on the replica's (negative when the replica, which applies a tick as soon as the stream holds it, publishes it before the leader has committed it locally).`,
   '',
   '| | embedded | replicated (leader) | ratio |',
   '|---|---:|---:|---:|',
@@ -157,6 +157,8 @@ const section = [
   `| server CPU µs/act | ${whole(m((r) => r.embedded.server_cpu_us_per_act))} | ${whole(m((r) => r.replicated.server_cpu_us_per_act))} | ${m((r) => r.embedded.server_cpu_us_per_act / r.replicated.server_cpu_us_per_act).toFixed(2)} |`,
   `| NATS CPU µs/act (three nodes together) | | ${whole(m((r) => r.nats_cpu_us_per_act))} | |`,
   `| replica CPU µs/act (following: replay, signature checks, commit, its event stream) | | ${whole(m((r) => r.replica_cpu_us_per_act))} | |`,
+  '',
+  `All the CPU one replicated act costs on this machine (leader, NATS nodes, one replica) is ${whole(m((r) => r.replicated.server_cpu_us_per_act + r.nats_cpu_us_per_act + r.replica_cpu_us_per_act))} µs against the embedded server's ${whole(m((r) => r.embedded.server_cpu_us_per_act))}: here every process shares two cores, so the leader's rate pays for the NATS nodes' and the replica's work too. On machines of their own the leader pays only its own row (a CPU ratio of ${m((r) => r.embedded.server_cpu_us_per_act / r.replicated.server_cpu_us_per_act).toFixed(2)}), and the quorum round trip, which group commit hides under load; each replica brings its own cores for reads (the table below), so reads scale with the number of replicas while acts stay bounded by the one writer.`,
   '',
   `Replica lag under that load: p50 **${m((r) => r.lag_p50_ms).toFixed(1)} ms**, p99 **${m((r) => r.lag_p99_ms).toFixed(1)} ms** (${whole(m((r) => r.lagged_entries))} entries a run). Per run (acts/s ratio, p99 ratio, lag p50/p99): ${runs.map((r) => `${(r.replicated.acts_per_second / r.embedded.acts_per_second).toFixed(2)}, ${(r.replicated.p99_ms / r.embedded.p99_ms).toFixed(2)}, ${r.lag_p50_ms.toFixed(1)}/${r.lag_p99_ms.toFixed(1)} ms`).join('; ')}.`,
   '',

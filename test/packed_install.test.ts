@@ -20,6 +20,7 @@ import { join as joinSociety, WORLD_TEST_GENESIS } from './helpers/world.js';
 const run = promisify(execFile);
 const AGENT_BIN = 'tessera-agent';
 const OPERATOR_BIN = 'tessera-operator';
+const REPLICA_BIN = 'tessera-replica';
 const PACKAGE_NAME = 'tessera-society';
 /** The bins run from a folder with no node_modules of the clone's: node must be found on PATH by the shebang. */
 const PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`;
@@ -151,9 +152,13 @@ describe('the packed package, installed into an empty folder outside the clone',
     expect(mine).toEqual(expect.arrayContaining(['agent_registered', 'aether_sent']));
   });
 
-  it('runs both command lines from the installed package: help, ledger verification, a store replay', async () => {
+  it('runs the command lines from the installed package: help, ledger verification, a store replay', async () => {
     expect((await runBin(AGENT_BIN, ['--help'])).stdout).toContain(`${AGENT_BIN} mcp [--key FILE] [--url BASE_URL]`);
     expect((await runBin(OPERATOR_BIN, ['--help'])).stdout).toContain(`${OPERATOR_BIN} replay PATH`);
+    expect((await runBin(REPLICA_BIN, ['--help'])).stdout).toContain(`${REPLICA_BIN}: a read replica`);
+    // Without the NATS servers to follow, a replica refuses to start and says what is missing.
+    const refused = await runBin(REPLICA_BIN, []).catch((error: { stderr: string }) => error);
+    expect(refused.stderr).toContain('ROLE=replica needs LOG_URL');
     expect(
       JSON.parse(
         (await runBin(AGENT_BIN, ['verify', society.url, '--quiet', '--state', join(install_dir, 'log-state.json')]))
