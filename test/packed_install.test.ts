@@ -105,11 +105,15 @@ describe('the packed package, installed into an empty folder outside the clone',
     console.info(`packed_install: ${tarball.filename}, ${paths.length} files, installed ${install_mode}`);
   });
 
-  it('installs the two bins the package declares, each a node script, with the runtime dependencies only', () => {
+  it('installs the three bins the package declares, each a node script, with the runtime dependencies only', () => {
     const installed = JSON.parse(readFileSync(join(install_dir, 'node_modules', PACKAGE_NAME, 'package.json'), 'utf8'));
-    expect(installed.bin).toEqual({ [AGENT_BIN]: 'dist/client/cli.js', [OPERATOR_BIN]: 'dist/api/operator_cli.js' });
+    expect(installed.bin).toEqual({
+      [AGENT_BIN]: 'dist/client/cli.js',
+      [OPERATOR_BIN]: 'dist/api/operator_cli.js',
+      [REPLICA_BIN]: 'dist/api/replica_main.js',
+    });
     expect(JSON.parse(readFileSync('package.json', 'utf8')).bin).toEqual(installed.bin);
-    for (const name of [AGENT_BIN, OPERATOR_BIN]) {
+    for (const name of [AGENT_BIN, OPERATOR_BIN, REPLICA_BIN]) {
       expect(readFileSync(bin(name), 'utf8').split('\n')[0], name).toBe('#!/usr/bin/env node');
       expect(statSync(bin(name)).mode & 0o111, name).not.toBe(0);
     }

@@ -32,7 +32,7 @@ export const ClusterEnvSchema = {
     .regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, dash and underscore, at most 32')
     .default('tessera'),
   LOG_REPLICAS: z.coerce.number().int().min(1).max(5).default(3),
-  LEASE_TTL_MS: z.coerce.number().int().min(300).max(60_000).default(3000),
+  LEASE_TTL_MS: z.coerce.number().int().min(300).max(120_000).default(10_000),
   FAILOVER: z.enum(['on', 'off']).default('on'),
 };
 

@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { newTenure, type LeaderLease, type LeaseHolder } from './leader_lease.js';
 
@@ -6,13 +7,23 @@ const KEY = 'leader';
 
 /**
  * The leader lease as one key in a JetStream key-value bucket whose entries expire
- * after ttl_ms: the server's clock expires it, so no two nodes' clocks are compared.
- * Taking is `create` (refused while the key exists), renewing is `update` at the
- * revision this node last wrote (refused once anyone else wrote after it).
+ * after ttl_ms. Taking is `create` (refused while the key exists), renewing is `update`
+ * at the revision this node last wrote (refused once anyone else wrote after it).
+ *
+ * The server removes an expired entry only some time after its ttl (about another ttl,
+ * measured), so a watcher does not wait for that: a holder renews every second, and an
+ * entry this node has read at the same revision, read after read without a failure, for
+ * a whole ttl of its own clock was not renewed for at least that long. It counts as
+ * free, and is taken with `update` at that revision, which fails if the holder renewed
+ * after all. Only clock rates are compared, never two machines' clocks. A failed read
+ * starts the watch again: while NATS elects a stream leader, nobody can renew, and that
+ * is no sign that the holder is gone.
  */
 export class NatsLease implements LeaderLease {
   private revision = 0;
   private mine: LeaseHolder | undefined;
+  /** The holder's entry as this node last saw it change: its revision, and when (monotonic ms). */
+  private seen: { revision: number; since_ms: number } | undefined;
 
   private constructor(
     private readonly kv: KV,
@@ -20,23 +31,47 @@ export class NatsLease implements LeaderLease {
   ) {}
 
   static async open(connection: NatsConnection, bucket: string, ttl_ms: number, replicas: number): Promise<NatsLease> {
-    const kv = await new Kvm(connection).create(bucket, { ttl: ttl_ms, history: 1, replicas });
+    // Short requests: a renewal that hangs through a stream leader's election is retried at the next check instead.
+    const kv = await new Kvm(jetstream(connection, { timeout: 2000 })).create(bucket, {
+      ttl: ttl_ms,
+      history: 1,
+      replicas,
+    });
     return new NatsLease(kv, ttl_ms);
   }
 
   async holder(): Promise<LeaseHolder | undefined> {
-    const entry = await this.kv.get(KEY);
-    if (!entry || entry.operation !== 'PUT') return undefined;
+    let entry;
+    try {
+      entry = await this.kv.get(KEY);
+    } catch (error) {
+      this.seen = undefined;
+      throw error;
+    }
+    if (!entry || entry.operation !== 'PUT') {
+      // Gone (expired or given up): it is taken with create.
+      this.seen = undefined;
+      return undefined;
+    }
+    const now_ms = performance.now();
+    if (this.seen?.revision !== entry.revision) this.seen = { revision: entry.revision, since_ms: now_ms };
+    else if (now_ms - this.seen.since_ms >= this.ttl_ms && entry.json<LeaseHolder>().term !== this.mine?.term)
+      return undefined;
     return entry.json<LeaseHolder>();
   }
 
   async take(node: string, url: string): Promise<LeaseHolder | undefined> {
     const tenure = newTenure(node, url);
+    const lapsed = this.seen && performance.now() - this.seen.since_ms >= this.ttl_ms ? this.seen.revision : undefined;
     try {
-      this.revision = await this.kv.create(KEY, JSON.stringify(tenure));
+      this.revision =
+        lapsed === undefined
+          ? await this.kv.create(KEY, JSON.stringify(tenure))
+          : await this.kv.update(KEY, JSON.stringify(tenure), lapsed);
     } catch (error) {
-      if (isWrongRevision(error)) return undefined;
-      throw error;
+      if (!isWrongRevision(error)) throw error;
+      // A write that timed out may still have landed: then the entry holds this tenure.
+      if (!(await this.adoptIfMine(tenure))) return undefined;
     }
     this.mine = tenure;
     return tenure;
@@ -48,12 +83,20 @@ export class NatsLease implements LeaderLease {
       this.revision = await this.kv.update(KEY, JSON.stringify(this.mine), this.revision);
       return true;
     } catch (error) {
-      if (isWrongRevision(error)) {
-        this.mine = undefined;
-        return false;
-      }
-      throw error;
+      if (!isWrongRevision(error)) throw error;
+      // A renewal that timed out (a NATS node's election) may have landed after all: the revision moved, but to ours.
+      if (await this.adoptIfMine(this.mine)) return true;
+      this.mine = undefined;
+      return false;
     }
+  }
+
+  /** Whether the entry now holds this tenure (a write of ours whose answer was lost); if so, its revision is ours. */
+  private async adoptIfMine(tenure: LeaseHolder): Promise<boolean> {
+    const entry = await this.kv.get(KEY);
+    if (!entry || entry.operation !== 'PUT' || entry.json<LeaseHolder>().term !== tenure.term) return false;
+    this.revision = entry.revision;
+    return true;
   }
 
   async release(): Promise<void> {
