@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { actLoad, type ActLoadResult } from './act_load.js';
 import { firstJsonLine, processCpuMs } from './child.js';
 import { readLoad } from './load.js';
 import { startLoadSociety } from './load_society.js';
+import { replaceResultsSection } from './results_section.js';
 import { machineLine, median, percentile } from './measure.js';
 import { HAVE_NATS_SERVER, NatsCluster } from './nats_cluster.js';
 import { ReplicaLagProbe } from './replica_lag.js';
@@ -173,14 +174,4 @@ const section = [
   '',
 ];
 
-const results_file = here('../../bench/RESULTS.md');
-const current = readFileSync(results_file, 'utf8');
-const heading = '## Replicated log';
-const start = current.indexOf(heading);
-const after = start < 0 ? -1 : current.indexOf('\n## ', start + heading.length);
-const updated =
-  start < 0
-    ? `${current.trimEnd()}\n\n${section.join('\n')}`
-    : current.slice(0, start) + section.join('\n') + (after < 0 ? '' : current.slice(after + 1));
-writeFileSync(results_file, updated);
-console.log(section.join('\n'));
+replaceResultsSection('## Replicated log', section);

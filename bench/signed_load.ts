@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { actLoad, type ActLoadResult, type ActLoadTarget, type NonceMode } from './act_load.js';
 import { firstJsonLine } from './child.js';
 import { compareReads, type ReadComparison } from './load.js';
 import { startLoadSociety, type SocietySize } from './load_society.js';
+import { replaceResultsSection } from './results_section.js';
 import { machineLine, median } from './measure.js';
 import { printServerProfile } from './profile_summary.js';
 
@@ -177,14 +178,5 @@ if (SECTIONS.has('scaling')) {
   );
 }
 
-const results_file = here('../../bench/RESULTS.md');
-const current = readFileSync(results_file, 'utf8');
 // Only this section is replaced: the sections after it (the event stream's) stay.
-const start = current.indexOf('## Load run');
-const after = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
-const updated =
-  start < 0
-    ? `${current.trimEnd()}\n\n${out.join('\n')}`
-    : current.slice(0, start) + out.join('\n') + (after < 0 ? '' : `\n${current.slice(after + 1)}`);
-writeFileSync(results_file, updated);
-console.log(out.join('\n'));
+replaceResultsSection('## Load run', out);

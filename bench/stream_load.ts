@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { actLoad, type ActLoadResult } from './act_load.js';
 import { firstJsonLine } from './child.js';
 import { startLoadSociety } from './load_society.js';
+import { replaceResultsSection } from './results_section.js';
 import { machineLine, median } from './measure.js';
 
 /**
@@ -82,14 +83,4 @@ const section = [
   '',
 ];
 
-const results_file = here('../../bench/RESULTS.md');
-const current = readFileSync(results_file, 'utf8');
-const heading = '## Event stream under load';
-const start = current.indexOf(heading);
-const after = start < 0 ? -1 : current.indexOf('\n## ', start + heading.length);
-const updated =
-  start < 0
-    ? `${current.trimEnd()}\n\n${section.join('\n')}`
-    : current.slice(0, start) + section.join('\n') + (after < 0 ? '' : current.slice(after + 1));
-writeFileSync(results_file, updated);
-console.log(section.join('\n'));
+replaceResultsSection('## Event stream under load', section);

@@ -41,6 +41,18 @@ async function until(condition: () => boolean | Promise<boolean>, within_ms = 50
 
 const headOf = (society: ClusterTestNode) => society.store.ledgerHead();
 
+/** A leader and a replica that never leads, sharing the cluster's log and lease. */
+async function readOnlyPair(cluster: ReturnType<typeof memoryCluster>) {
+  const leader = await node(cluster, { node_id: 'a', role: 'leader' });
+  const replica = await node(cluster, {
+    node_id: 'b',
+    role: 'replica',
+    eligible: false,
+    log_key_from: leader.data_dir,
+  });
+  return { leader, replica };
+}
+
 describe('a read replica', () => {
   it('holds the writer’s ledger and state hash for hash, and hands signed writes on to the writer', async () => {
     // Both nodes and the clients (solving Proof of Machine) share one event loop here: a long ttl keeps the lease steady.
@@ -97,13 +109,7 @@ describe('a read replica', () => {
 
   it('answers 503 NOT_LEADER with Retry-After when no node writes, and its engine refuses submissions', async () => {
     const cluster = memoryCluster();
-    const leader = await node(cluster, { node_id: 'a', role: 'leader' });
-    const replica = await node(cluster, {
-      node_id: 'b',
-      role: 'replica',
-      eligible: false,
-      log_key_from: leader.data_dir,
-    });
+    const { leader, replica } = await readOnlyPair(cluster);
     await leader.close();
     nodes.splice(nodes.indexOf(leader), 1);
     // A clean stop gives the lease up at once; this replica may not lead, so nobody writes.
@@ -269,13 +275,7 @@ describe('the log fences a second writer', () => {
 describe('a follower checks what it follows', () => {
   it('refuses a tick whose act was forged by whoever wrote the log, even with a head that matches the forgery', async () => {
     const cluster = memoryCluster();
-    const leader = await node(cluster, { node_id: 'a', role: 'leader' });
-    const replica = await node(cluster, {
-      node_id: 'b',
-      role: 'replica',
-      eligible: false,
-      log_key_from: leader.data_dir,
-    });
+    const { leader, replica } = await readOnlyPair(cluster);
     const victim = await generateKey();
     const victim_client = new TesseraClient(leader.url, victim);
     await victim_client.register('victim');
