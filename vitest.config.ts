@@ -13,7 +13,8 @@ export default defineConfig({
     // workers import test dependencies dynamically, and get-intrinsic (under the MCP SDK's
     // express) require()s async-function's ESM build, so a run could lose a worker at random.
     // Without require(esm), that package resolves to its CommonJS build and the race is gone.
-    execArgv: ['--no-experimental-require-module'],
+    // The native addons are loaded before anything else in each worker (test/preload_natives.mjs).
+    execArgv: ['--no-experimental-require-module', '--import', './test/preload_natives.mjs'],
     // Two long-lived workers run every file instead of a fresh process per file: each start
     // loads ~300 modules and the native addons (lmdb, sodium) again, which cost about two
     // minutes of a run and, under load, occasionally aborted a worker in a native module's
