@@ -94,6 +94,11 @@ describe.skipIf(!HAVE_NATS_SERVER)('a society replicated on NATS JetStream', () 
     const phase = async (until_acks: number) => {
       const give_up = Date.now() + 30_000;
       while (acknowledged.length < until_acks && Date.now() < give_up) await sleep(25);
+      if (acknowledged.length < until_acks)
+        console.log('stalled load', {
+          errors: errors.slice(-6),
+          servers: servers.map((server) => server.output.slice(-4)),
+        });
       expect(acknowledged.length).toBeGreaterThanOrEqual(until_acks);
     };
     await phase(60);
@@ -128,7 +133,7 @@ describe.skipIf(!HAVE_NATS_SERVER)('a society replicated on NATS JetStream', () 
     nats.startNode(lease_leader);
 
     // The leader dies under load. Its agents go to the replicas from now on; a replica takes the lease.
-    for (const list of urls.values()) list.push(b.url, c.url);
+    for (const list of urls.values()) list.splice(0, list.length, b.url, c.url);
     const acknowledged_before_kill = acknowledged.length;
     const killed_at = Date.now();
     await a.kill('SIGKILL');
@@ -204,7 +209,7 @@ describe.skipIf(!HAVE_NATS_SERVER)('a society replicated on NATS JetStream', () 
   }, 240_000);
 });
 
-/** One agent replacing its backup key over and over, recording what was answered 2xx; moves to its next URL when one dies. */
+/** One agent replacing its backup key over and over, recording what was answered 2xx; tries its next URL (round the list) after a failure. */
 async function loadOf(
   key: AgentKey,
   urls: string[],
@@ -215,16 +220,17 @@ async function loadOf(
   let at = 0;
   while (running()) {
     const backup = await generateKey();
+    const url = urls[at % urls.length]!;
     try {
-      const answer = await new TesseraClient(urls[at]!, key).registerBackupKey(backup.public_key);
+      const answer = await new TesseraClient(url, key).registerBackupKey(backup.public_key);
       acknowledged.push({
         agent_id: key.agent_id,
         backup_pubkey: backup.public_key,
         seq: (answer as unknown as { ledger: { first_seq: number } }).ledger.first_seq,
       });
     } catch (error) {
-      errors.push(`${urls[at]}: ${String(error)} ${String((error as { cause?: unknown }).cause ?? '')}`);
-      if (at < urls.length - 1) at++;
+      errors.push(`${url}: ${String(error)} ${String((error as { cause?: unknown }).cause ?? '')}`);
+      at = (at + 1) % urls.length;
       await sleep(50);
     }
   }
