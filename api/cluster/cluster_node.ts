@@ -69,6 +69,8 @@ export class ClusterNode {
   private promotion: Promise<void> | undefined;
   private check: FollowedTickCheck | undefined;
   private seen_a_leader = false;
+  /** When this node last applied a followed tick (monotonic ms), to notice a follower that stalled. */
+  private last_applied_ms = performance.now();
 
   constructor(private readonly options: ClusterNodeOptions) {}
 
@@ -138,6 +140,7 @@ export class ClusterNode {
     if (tick.record.tick <= engine.state.tick) return;
     this.check ??= new FollowedTickCheck(engine.state);
     await engine.follow(tick, (entries) => this.check!.check(entries));
+    this.last_applied_ms = performance.now();
     this.log_last_tick = Math.max(this.log_last_tick, tick.record.tick);
   }
 
@@ -158,7 +161,10 @@ export class ClusterNode {
     this.busy = true;
     try {
       if (this.tenure) await this.renew();
-      else await this.lookForLeader();
+      else {
+        await this.lookForLeader();
+        await this.restartStalledFollower();
+      }
     } catch (error) {
       this.options.log_line?.({ cluster: 'lease check failed', node: this.options.node_id, error: String(error) });
     } finally {
@@ -176,12 +182,14 @@ export class ClusterNode {
     this.known_leader = holder;
     if (holder) this.seen_a_leader = true;
     this.log_last_tick = Math.max(this.log_last_tick, await this.options.log.lastTick());
-    // Only a node that has applied the whole log competes: it can write at once.
-    if (holder || !eligible || this.lag_ticks > 0) {
+    if (holder || !eligible) {
       this.free_since_ms = undefined;
       return;
     }
     this.free_since_ms ??= performance.now();
+    // A node that has applied the whole log competes at once; one behind leaves it a ttl, then takes it
+    // anyway (it applies the rest from the log before it writes): someone must write.
+    if (this.lag_ticks > 0 && performance.now() - this.free_since_ms < lease.ttl_ms) return;
     // At a cluster's start a replica leaves a free lease to the leader node for one ttl, so
     // the cluster begins with the writer it was meant to have; once a leader was seen and
     // its lease lapsed (the server's ttl), there is nothing more to wait for.
@@ -228,6 +236,21 @@ export class ClusterNode {
     });
   }
 
+  /**
+   * A follower that has not applied anything for a while although the log is ahead (its
+   * consumer lived on a NATS node that died, and the client has not noticed yet) is
+   * started again from where this node is.
+   */
+  private async restartStalledFollower(): Promise<void> {
+    if (!this.follower || this.lag_ticks === 0 || performance.now() - this.last_applied_ms < FOLLOWER_STALL_MS) return;
+    this.options.log_line?.({ cluster: 'follower restarted', node: this.options.node_id, lag_ticks: this.lag_ticks });
+    const stalled = this.follower;
+    this.follower = undefined;
+    await stalled.stop();
+    this.last_applied_ms = performance.now();
+    if (!this.stopped && !this.tenure) this.follow();
+  }
+
   private async promote(tenure: LeaseHolder): Promise<void> {
     const { engine, store } = this.options;
     this.promoting = true;
@@ -259,6 +282,9 @@ export class ClusterNode {
     this.options.on_fenced(why);
   }
 }
+
+/** How long a follower may apply nothing while the log is ahead before it is started again. */
+const FOLLOWER_STALL_MS = 5000;
 
 /** How often the lease is renewed by its holder and looked at by the others: every second, or three times a ttl if shorter. */
 export function checkEveryMs(ttl_ms: number): number {

@@ -108,7 +108,9 @@ export class NatsTickLog implements TickLog {
     const run = async () => {
       // An ordered consumer: ephemeral, in stream order, recreated by the client after a gap or a reconnect.
       const consumer = await this.js.consumers.get(this.options.stream, { opt_start_seq: after + 1 });
-      const iterator = await consumer.consume();
+      // Pull requests that expire every 5 s (heartbeats every 2.5 s): a consumer lost with a NATS node is
+      // noticed and recreated in seconds, not after the default 30 s.
+      const iterator = await consumer.consume({ expires: 5000 });
       messages = iterator;
       if (stop_requested) iterator.stop();
       for await (const message of iterator) {
