@@ -13,6 +13,12 @@ function publicKeyIn(key_file: string): string {
   }
 }
 
+/** What a node of a replicated society does now, for the start-up lines. */
+function roleLine(node: { leading: boolean; leader_url: string | undefined }): string {
+  if (node.leading) return 'leading (the writer)';
+  return `following (writes go to ${node.leader_url ?? 'the leader once one holds the lease'})`;
+}
+
 /** npm start: a whole society on the embedded default. */
 async function main(): Promise<void> {
   const config = configFromEnv();
@@ -37,7 +43,7 @@ async function main(): Promise<void> {
       ? `  payments: on (${config.payments.secret_key.startsWith('sk_live_') ? 'live' : 'test'} mode)`
       : '  payments: off (every registered agent is an active member)',
     society.cluster && config.cluster
-      ? `  replicated log: ${config.cluster.servers.join(', ')} as node ${config.cluster.node_id}, ${society.cluster.leading ? 'leading (the writer)' : `following (writes go to ${society.cluster.leader_url ?? 'the leader once one holds the lease'})`}`
+      ? `  replicated log: ${config.cluster.servers.join(', ')} as node ${config.cluster.node_id}, ${roleLine(society.cluster)}`
       : '  log: embedded (LMDB only)',
   ];
   console.log(lines.join('\n'));

@@ -33,7 +33,7 @@ import { openClusterLog, type ClusterLog } from './cluster/cluster_setup.js';
 import { ReplicatedStore } from './cluster/replicated_store.js';
 import { ClusterNode } from './cluster/cluster_node.js';
 import { ClusterMetrics } from './cluster/cluster_metrics.js';
-import { StaleWriterError } from './cluster/tick_log.js';
+import { FencedError } from './cluster/tick_log.js';
 
 export interface RunningSociety {
   url: string;
@@ -112,14 +112,29 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const engine_store = cluster_log
     ? new ReplicatedStore(store, cluster_log.log, (ms) => cluster_metrics?.onAppend(ms))
     : store;
+  /**
+   * How the process stops when it cannot go on: a node another writer fenced exits 75
+   * (started again, it follows), anything else is a bug and exits 70. Tests pass on_fatal.
+   */
+  const fatal = (error: unknown, where: string) => {
+    if (options.on_fatal) return options.on_fatal(error);
+    if (error instanceof FencedError) {
+      log({ cluster: 'fenced', why: error.message });
+      process.exit(75);
+    }
+    report(error, where);
+    process.exit(70);
+  };
   let founder: FounderSetup;
   let engine: Engine;
   try {
     const log_ticks = cluster_log ? await cluster_log.log.lastTick() : 0;
     // A node joining a society already running shares its log key, or its checkpoints would not verify as the log's.
-    if (log_ticks > 0 && !existsSync(join(config.data_dir, LOG_KEY_FILE)))
+    const log_key_file = join(config.data_dir, LOG_KEY_FILE);
+    if (log_ticks > 0 && !existsSync(log_key_file))
       throw new StartRefusedError(
-        `the replicated log holds ${log_ticks} ticks but ${join(config.data_dir, LOG_KEY_FILE)} is missing: copy the log key from the leader's data folder (docs/scaling.md)`,
+        `the replicated log holds ${log_ticks} ticks but ${log_key_file} is missing: ` +
+          "copy the log key from the leader's data folder (docs/scaling.md)",
       );
     founder = prepareGenesis(config.data_dir, config.genesis_file, { founded: store.lastTick() > 0 || log_ticks > 0 });
     engine = await Engine.open(engine_store, founder.genesis, {
@@ -134,16 +149,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         events_ref?.world.publish(entries.at(-1)!.seq);
       },
       on_fault: (error, action) => report(error, `engine apply of ${action.act}`),
-      on_fatal:
-        options.on_fatal ??
-        ((error) => {
-          if (error instanceof StaleWriterError) {
-            log({ cluster: 'fenced', why: error.message });
-            process.exit(75);
-          }
-          report(error, 'engine commit');
-          process.exit(70);
-        }),
+      on_fatal: (error) => fatal(error, 'engine commit'),
     });
   } catch (error) {
     // A refused recovery (StoreIntegrityError) or genesis leaves nothing open behind it.
@@ -240,14 +246,8 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         operations.start();
         witnessing?.start();
       },
-      on_fenced: (why) => {
-        log({ cluster: 'fenced', node: node_config.node_id, why });
-        (options.on_fatal ?? (() => process.exit(75)))(new Error(`fenced: ${why}`));
-      },
-      on_diverged: (error) => {
-        report(error, 'following the replicated log');
-        (options.on_fatal ?? (() => process.exit(70)))(error);
-      },
+      on_fenced: (why) => fatal(new FencedError(`fenced: ${why}`), 'the lease'),
+      on_diverged: (error) => fatal(error, 'following the replicated log'),
       log_line: log,
     });
     // Everything the log holds is applied before anything is served; a store that is not this log's is refused.

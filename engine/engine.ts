@@ -9,7 +9,7 @@ import { openLogTree } from './log/tree_build.js';
 import { refuse, type Refusal } from './refusals.js';
 import { recoverState } from './recover.js';
 import { DivergedLogError, type ReplicatedTick } from './replicated_tick.js';
-import { imageOf, type SocietyState } from './state.js';
+import { imageOf, type SocietyState, type StateImage } from './state.js';
 import type { ConsumedNonce, EngineStore, TickCommit } from './store/types.js';
 import type { EpochMs } from './time.js';
 
@@ -141,28 +141,27 @@ export class Engine {
     const number = tick.record.tick;
     if (number !== state.tick + 1)
       throw new DivergedLogError(number, `the log has tick ${number} next, this store tick ${state.tick + 1}`);
+    // The state may be half-changed: what is served again is what the store holds.
+    const diverged = (reason: string) => {
+      this.current = recoverState(this.store);
+      return new DivergedLogError(number, reason);
+    };
     let entries: ChainedEntry[];
     try {
       entries = replayTick(state, tick.record);
     } catch (error) {
-      this.current = recoverState(this.store);
-      throw new DivergedLogError(number, `does not replay here: ${(error as Error).message}`);
+      throw diverged(`does not replay here: ${(error as Error).message}`);
     }
     const head = state.ledger_head;
-    if (head.seq !== tick.ledger_head.seq || head.hash !== tick.ledger_head.hash) {
-      this.current = recoverState(this.store);
-      throw new DivergedLogError(
-        number,
-        `replays to seq ${head.seq} ${head.hash}, its writer published seq ${tick.ledger_head.seq} ${tick.ledger_head.hash}`,
+    const published = tick.ledger_head;
+    if (head.seq !== published.seq || head.hash !== published.hash)
+      throw diverged(
+        `replays to seq ${head.seq} ${head.hash}, its writer published seq ${published.seq} ${published.hash}`,
       );
-    }
-    if (verify) {
-      try {
-        await verify(entries);
-      } catch (error) {
-        this.current = recoverState(this.store);
-        throw new DivergedLogError(number, (error as Error).message);
-      }
+    try {
+      await verify?.(entries);
+    } catch (error) {
+      throw diverged((error as Error).message);
     }
     const commit: TickCommit = {
       record: tick.record,
@@ -171,10 +170,8 @@ export class Engine {
       consumed_nonces: tick.consumed_nonces,
       kept_answers: tick.kept_answers,
     };
-    if (++this.ticks_since_snapshot >= this.snapshot_every_ticks) {
-      this.ticks_since_snapshot = 0;
-      commit.snapshot = imageOf(state);
-    }
+    const snapshot = this.snapshotDue(state);
+    if (snapshot) commit.snapshot = snapshot;
     await this.store.commitTick(commit);
     if (entries.length > 0) this.options.on_committed?.(entries);
   }
@@ -339,10 +336,8 @@ export class Engine {
       state.clock_ms = at_ms;
       const record: TickRecord = { tick: state.tick, at_ms, actions: logged };
       commit.record = record;
-      if (++this.ticks_since_snapshot >= this.snapshot_every_ticks) {
-        this.ticks_since_snapshot = 0;
-        commit.snapshot = imageOf(state);
-      }
+      const snapshot = this.snapshotDue(state);
+      if (snapshot) commit.snapshot = snapshot;
     }
     const applied_ms = this.options.monotonic_ms?.() ?? 0;
     this.commits_in_flight++;
@@ -373,6 +368,13 @@ export class Engine {
         this.options.on_fatal?.(error);
       },
     );
+  }
+
+  /** The state's image when a snapshot is due (every snapshot_every_ticks ticks, own or followed). */
+  private snapshotDue(state: SocietyState): StateImage | undefined {
+    if (++this.ticks_since_snapshot < this.snapshot_every_ticks) return undefined;
+    this.ticks_since_snapshot = 0;
+    return imageOf(state);
   }
 
   /**

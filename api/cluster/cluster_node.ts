@@ -1,10 +1,4 @@
-import {
-  DivergedLogError,
-  storedTicks,
-  type Engine,
-  type EngineStore,
-  type ReplicatedTick,
-} from '../../engine/index.js';
+import { DivergedLogError, storedTicks, type Engine, type ReplicatedTick } from '../../engine/index.js';
 import type { LeaderLease, LeaseHolder } from './leader_lease.js';
 import { FollowedTickCheck } from './followed_check.js';
 import type { ReplicatedStore } from './replicated_store.js';
@@ -30,9 +24,10 @@ export interface ClusterNodeOptions {
   /** What the node does once it writes: found an empty society, record the payment mode, start backups and pulses. */
   on_lead: () => Promise<void>;
   /**
-   * This node can no longer write: its lease lapsed or another writer appended. Its
-   * memory may hold ticks nobody will see; the host must stop (and may restart as a
-   * follower, which resumes from its store).
+   * This node can no longer write: a renewal of its lease was refused (another node holds
+   * it). Its memory may hold ticks nobody will see; the host must stop (and may restart as
+   * a follower, which resumes from its store). A refused append reaches the host as the
+   * engine's failed commit (StaleWriterError).
    */
   on_fenced: (why: string) => void;
   /** A followed tick that does not replay here: the store is not this log's. The host must stop. */
@@ -106,7 +101,10 @@ export class ClusterNode {
     await this.applyLog();
   }
 
-  /** Follows the log from where the node is and watches the lease; a leader node that finds the lease free leads before this resolves. */
+  /**
+   * Follows the log from where the node is and watches the lease; a leader node that finds
+   * the lease free leads before this resolves.
+   */
   async start(): Promise<void> {
     await this.applyLog();
     this.follow();
@@ -224,11 +222,11 @@ export class ClusterNode {
    * A writer whose store is ahead of the log (a society that ran on one machine, now
    * replicated) first appends its own ticks, so that the log holds the whole history.
    */
-  private async seedLog(term: string, local: EngineStore): Promise<void> {
-    const { engine, log } = this.options;
+  private async seedLog(term: string): Promise<void> {
+    const { engine, log, store } = this.options;
     const log_last = await log.lastTick();
     if (log_last >= engine.state.tick) return;
-    for (const tick of storedTicks(local, log_last)) await log.append(tick, term);
+    for (const tick of storedTicks(store, log_last)) await log.append(tick, term);
     this.options.log_line?.({
       cluster: 'seeded the log',
       node: this.options.node_id,
@@ -258,7 +256,7 @@ export class ClusterNode {
     await this.follower?.stop();
     this.follower = undefined;
     await this.applyLog();
-    await this.seedLog(tenure.term, store);
+    await this.seedLog(tenure.term);
     store.lead(tenure.term);
     engine.lead();
     this.promoting = false;

@@ -53,16 +53,20 @@ export class NatsLease implements LeaderLease {
       this.seen = undefined;
       return undefined;
     }
-    const now_ms = performance.now();
-    if (this.seen?.revision !== entry.revision) this.seen = { revision: entry.revision, since_ms: now_ms };
-    else if (now_ms - this.seen.since_ms >= this.ttl_ms && entry.json<LeaseHolder>().term !== this.mine?.term)
-      return undefined;
-    return entry.json<LeaseHolder>();
+    const holder = entry.json<LeaseHolder>();
+    if (this.seen?.revision !== entry.revision) this.seen = { revision: entry.revision, since_ms: performance.now() };
+    else if (this.lapsedRevision() !== undefined && holder.term !== this.mine?.term) return undefined;
+    return holder;
+  }
+
+  /** The revision this node has read unchanged for a whole ttl: its holder stopped renewing. */
+  private lapsedRevision(): number | undefined {
+    return this.seen && performance.now() - this.seen.since_ms >= this.ttl_ms ? this.seen.revision : undefined;
   }
 
   async take(node: string, url: string): Promise<LeaseHolder | undefined> {
     const tenure = newTenure(node, url);
-    const lapsed = this.seen && performance.now() - this.seen.since_ms >= this.ttl_ms ? this.seen.revision : undefined;
+    const lapsed = this.lapsedRevision();
     try {
       this.revision =
         lapsed === undefined

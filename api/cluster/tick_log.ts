@@ -37,13 +37,18 @@ export interface LogFollower {
   stop(): Promise<void>;
 }
 
+/** This node may no longer write: another node writes now. The host stops; started again, the node follows. */
+export class FencedError extends Error {
+  override name = 'FencedError';
+}
+
 /** The log has a tick this writer did not expect: another writer appended. This writer must stop writing. */
-export class StaleWriterError extends Error {
+export class StaleWriterError extends FencedError {
+  override name = 'StaleWriterError';
+
   constructor(tick: number, log_last: number | undefined) {
-    super(
-      `the log refused tick ${tick}: it ${log_last === undefined ? 'has moved on' : `ends at tick ${log_last}`}, so another writer has appended; this one is fenced`,
-    );
-    this.name = 'StaleWriterError';
+    const where = log_last === undefined ? 'has moved on' : `ends at tick ${log_last}`;
+    super(`the log refused tick ${tick}: it ${where}, so another writer has appended; this one is fenced`);
   }
 }
 
