@@ -347,3 +347,30 @@ describe('the engine as a follower', () => {
     });
   });
 });
+
+describe('the replication settings', () => {
+  it('refuse hostile or mistaken values, each named, before anything starts', async () => {
+    const { configFromEnv } = await import('../api/config.js');
+    const refused: [Record<string, string>, RegExp][] = [
+      [{ LOG_URL: 'http://n1:4222' }, /LOG_URL/],
+      [{ LOG_URL: 'nats://n1:4222, nats://n2:4222' }, /LOG_URL/],
+      [{ LOG_URL: 'nats://n1:4222', ROLE: 'writer' }, /ROLE/],
+      [{ LOG_URL: 'nats://n1:4222', NODE_ID: 'a b' }, /NODE_ID/],
+      [{ LOG_URL: 'nats://n1:4222', NODE_ID: 'x'.repeat(65) }, /NODE_ID/],
+      [{ LOG_URL: 'nats://n1:4222', LOG_NAME: 'tessera.ticks' }, /LOG_NAME/],
+      [{ LOG_URL: 'nats://n1:4222', LOG_REPLICAS: '0' }, /LOG_REPLICAS/],
+      [{ LOG_URL: 'nats://n1:4222', LEASE_TTL_MS: '10' }, /LEASE_TTL_MS/],
+      [{ LOG_URL: 'nats://n1:4222', FAILOVER: 'yes' }, /FAILOVER/],
+      [{ ROLE: 'replica' }, /ROLE=replica needs LOG_URL/],
+    ];
+    for (const [env, named] of refused) expect(() => configFromEnv(env), JSON.stringify(env)).toThrow(named);
+    expect(configFromEnv({}).cluster).toBeUndefined();
+    expect(configFromEnv({ LOG_URL: 'nats://n1:4222,nats://n2:4222', NODE_ID: 'a' }).cluster).toMatchObject({
+      servers: ['nats://n1:4222', 'nats://n2:4222'],
+      role: 'leader',
+      node_id: 'a',
+      lease_ttl_ms: 10_000,
+      eligible: true,
+    });
+  });
+});
