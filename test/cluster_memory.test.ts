@@ -101,6 +101,17 @@ describe('a read replica', () => {
     });
     expect(redirected.status).toBe(307);
     expect(redirected.headers.get('location')).toBe(`${leader.url}/api/v1/register`);
+    // A path that would read as another host stays a path on the writer: no open redirect.
+    const { request } = await import('node:http');
+    const hostile_location = await new Promise<string | undefined>((resolve, reject) => {
+      const sent = request(`${replica.url}//evil.example/x?y=1`, { method: 'POST' }, (answer) => {
+        answer.resume();
+        resolve(answer.headers.location);
+      });
+      sent.on('error', reject);
+      sent.end('{}');
+    });
+    expect(hostile_location).toBe(`${leader.url}//evil.example/x?y=1`);
     const nonce = await fetch(`${replica.url}/api/v1/nonce?agent_id=ag_0000000000000000`, { redirect: 'manual' });
     expect(nonce.status).toBe(307);
     expect(leader.bugs).toEqual([]);

@@ -23,7 +23,11 @@ export function replicaWrites(directory: WriterDirectory): Middleware {
     if (directory.leading() || !writerOnly(ctx.method, ctx.path)) return next();
     const url = directory.leader_url();
     if (url) {
-      const location = new URL(ctx.url, url).href;
+      // The writer's origin with this request's path and query: a path like //elsewhere.example stays a path there.
+      const target = new URL(url);
+      target.pathname = ctx.path;
+      target.search = ctx.querystring;
+      const location = target.href;
       ctx.status = 307;
       ctx.set('Location', location);
       ctx.set('Cache-Control', 'no-store');
