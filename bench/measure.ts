@@ -1,4 +1,7 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { cpus, totalmem, type as osType, release } from 'node:os';
+import { join } from 'node:path';
 import { Bench } from 'tinybench';
 
 /** The machine line every result carries: figures only mean something beside it. */
@@ -30,7 +33,35 @@ export async function opsPerSecond(tasks: TaskSpec[], time_ms = 1500): Promise<R
       );
     rates[task.name] = (task.ops_per_call * 1000) / result.period;
   }
+  const profile_dir = process.env.BENCH_PROFILE;
+  if (profile_dir) for (const task of tasks) await profileTask(task, time_ms, profile_dir);
   return rates;
+}
+
+let profiled = 0;
+
+/**
+ * BENCH_PROFILE=DIR: after the measured run, each task runs again for as long under V8's
+ * profiler, and its profile is written to DIR (read it with bench/profile_summary). The
+ * setup of the bench (registering members, growing the world) is left out of it, which a
+ * whole-process --cpu-prof cannot do.
+ */
+async function profileTask(task: TaskSpec, time_ms: number, dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  const until = performance.now() + time_ms;
+  while (performance.now() < until) {
+    task.beforeEach?.();
+    await task.fn();
+  }
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  const file = join(dir, `${String(++profiled).padStart(2, '0')}_${task.name}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  console.error(`profile of ${task.name}: ${file}`);
 }
 
 /** The value at a fraction (0.5, 0.99) of values sorted ascending; 0 for none. */
