@@ -38,7 +38,7 @@ export async function benchInclusionProofs(leaves = 100_000): Promise<{ generate
       const texts = Array.from({ length: Math.min(batch_leaves, leaves - first) }, (_, i) =>
         JSON.stringify({ seq: first + i + 1, type: 'bench_entry', padding: 'x'.repeat(200) }),
       );
-      await store.appendTreeRecords(first, writer.append(texts));
+      await store.appendTreeHashes(first, writer.append(texts));
     }
     const stored = new LogTree(store);
     const root = stored.root(leaves);

@@ -21,9 +21,26 @@ export interface TaskSpec {
 /** Runs tasks side by side in one tinybench and returns operations per second for each. */
 export async function opsPerSecond(tasks: TaskSpec[], time_ms = 1500): Promise<Record<string, number>> {
   const bench = new Bench({ time: time_ms, iterations: 5, warmup: true, warmupIterations: 2 });
+  // BENCH_CPU=1: also the process's CPU time (all threads) per operation, which a shared machine disturbs less than the rate.
+  const cpu_us = new Map<string, { us: number; ops: number }>();
+  const counted = (task: TaskSpec) => async () => {
+    const before = process.cpuUsage();
+    await task.fn();
+    const used = process.cpuUsage(before);
+    const total = cpu_us.get(task.name) ?? { us: 0, ops: 0 };
+    cpu_us.set(task.name, { us: total.us + used.user + used.system, ops: total.ops + task.ops_per_call });
+  };
   for (const task of tasks)
-    bench.add(task.name, task.fn as () => Promise<void>, task.beforeEach ? { beforeEach: task.beforeEach } : {});
+    bench.add(
+      task.name,
+      (process.env.BENCH_CPU ? counted(task) : task.fn) as () => Promise<void>,
+      task.beforeEach ? { beforeEach: task.beforeEach } : {},
+    );
   await bench.run();
+  if (process.env.BENCH_CPU)
+    console.error(
+      `CPU per operation: ${[...cpu_us].map(([name, { us, ops }]) => `${name} ${(us / ops).toFixed(2)} µs`).join(', ')}`,
+    );
   const rates: Record<string, number> = {};
   for (const task of tasks) {
     const result = bench.getTask(task.name)?.result;

@@ -166,7 +166,7 @@ export class Engine {
     const commit: TickCommit = {
       record: tick.record,
       entries,
-      tree_records: this.tree.append(entries.map((entry) => entry.json)),
+      tree_hashes: this.tree.append(entries.map((entry) => entry.json)),
       consumed_nonces: tick.consumed_nonces,
       kept_answers: tick.kept_answers,
     };
@@ -321,7 +321,7 @@ export class Engine {
     }
     const commit: TickCommit = {
       entries,
-      tree_records: this.tree.append(entries.map((entry) => entry.json)),
+      tree_hashes: this.tree.append(entries.map((entry) => entry.json)),
       consumed_nonces: batch.flatMap((pending) =>
         pending.submission.consumed_nonce ? [pending.submission.consumed_nonce] : [],
       ),

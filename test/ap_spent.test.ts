@@ -131,7 +131,7 @@ async function storeBeforeRevisions(): Promise<{ store: MemoryStore; entries: st
       .filter((entry) => entry.at === at)
       .map((entry) => ({ seq: entry.seq, hash: entry.hash, json: entries[entry.seq - 1]! }));
     // No tree records: the store is as the engine wrote it then; the tree is built when it is opened.
-    await store.commitTick({ record, entries: chained, tree_records: [], consumed_nonces: [] });
+    await store.commitTick({ record, entries: chained, tree_hashes: new Uint8Array(0), consumed_nonces: [] });
   }
   return { store, entries, ticks };
 }

@@ -274,7 +274,7 @@ describe('the log fences a second writer', () => {
       writer.commitTick({
         record: { tick: ticks_before + 1, at_ms: 1, actions: [] },
         entries: [],
-        tree_records: [],
+        tree_hashes: new Uint8Array(0),
         consumed_nonces: [],
       }),
     ).rejects.toBeInstanceOf(StaleWriterError);

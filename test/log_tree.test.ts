@@ -112,7 +112,7 @@ describe('building the tree for a store written before it existed', () => {
     const store = new LmdbStore(path);
     expect(store.treeLeafCount()).toBe(0);
     // A build cut short after its first records: the next open goes on from there.
-    await store.appendTreeRecords(0, before.records.slice(0, 5));
+    await store.appendTreeHashes(0, Buffer.concat(before.records.slice(0, 5)));
     const progress: number[] = [];
     const { engine } = await memoryEngine({ store, on_tree_build: (leaves) => progress.push(leaves) });
     const size = store.ledgerHead().seq;
@@ -131,15 +131,17 @@ describe('building the tree for a store written before it existed', () => {
     const before = await storeWithoutTree(path);
     const size = before.records.length;
     let store = new LmdbStore(path);
-    await store.appendTreeRecords(0, [...before.records, before.records[0]!]);
+    await store.appendTreeHashes(0, Buffer.concat([...before.records, before.records[0]!]));
     await expect(Engine.open(store, {}, { clock: () => 0 })).rejects.toThrow(StoreIntegrityError);
     await store.close();
     const root = open({ path, maxDbs: 8 });
     await root.openDB({ name: 'tree', keyEncoding: 'uint32', encoding: 'binary' }).drop();
     await root.close();
     store = new LmdbStore(path);
-    const edited = before.records.map((record, leaf) => (leaf === size - 1 ? before.records[0]! : record));
-    await store.appendTreeRecords(0, edited);
+    // The last leaf's own hash (the first of its hashes) replaced by another's.
+    const edited = Buffer.concat(before.records);
+    edited.set(before.records[0]!, edited.length - before.records[size - 1]!.length);
+    await store.appendTreeHashes(0, edited);
     await expect(Engine.open(store, {}, { clock: () => 0 })).rejects.toThrow(/Merkle tree leaf/);
     await store.close();
   });

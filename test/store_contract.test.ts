@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKey } from '../client/keys.js';
 import { chainEntry, type ChainedEntry } from '../engine/ledger.js';
+import { hashesAddedBy } from '../engine/log/tree_batches.js';
 import { emptyState, GENESIS_PREV_HASH, imageOf, type LedgerHead, type StateImage } from '../engine/state.js';
 import { Engine, LmdbStore, MemoryStore, recoverState, stateHash, type TickCommit } from '../engine/index.js';
 import { memoryEngine, submitAct } from './helpers/memory_engine.js';
@@ -44,15 +45,20 @@ function entriesAfter(head: LedgerHead, count: number): ChainedEntry[] {
   return entries;
 }
 
-/** The store keeps tree records opaquely: one recognisable record per entry is enough here. */
-function withTreeRecords(entries: ChainedEntry[]): Pick<TickCommit, 'entries' | 'tree_records'> {
-  return { entries, tree_records: entries.map((entry) => new Uint8Array(32).fill(entry.seq % 256)) };
+/** Recognisable tree hashes for one leaf: as many as its append adds, each byte the leaf's number. */
+function leafRecord(leaf: number): Uint8Array {
+  return new Uint8Array(hashesAddedBy(leaf) * 32).fill(leaf % 256);
+}
+
+/** The store keeps tree hashes opaquely but finds a leaf's among its tick's by their count alone. */
+function withTreeHashes(entries: ChainedEntry[]): Pick<TickCommit, 'entries' | 'tree_hashes'> {
+  return { entries, tree_hashes: Buffer.concat(entries.map((entry) => leafRecord(entry.seq - 1))) };
 }
 
 function tickCommit(tick: number, head: LedgerHead, entry_count: number, snapshot?: StateImage): TickCommit {
   return {
     record: { tick, at_ms: AT_MS + tick, actions: [{ act: 'test_act', actor: 'system', payload: { tick } }] },
-    ...withTreeRecords(entriesAfter(head, entry_count)),
+    ...withTreeHashes(entriesAfter(head, entry_count)),
     consumed_nonces: [{ nonce: `nonce-${tick}`, expires_at_ms: AT_MS + tick * 1000 }],
     ...(snapshot ? { snapshot } : {}),
   };
@@ -88,18 +94,33 @@ describe.each(MEDIA)('the store contract, on $name', ({ open }) => {
     expect([...store.ledgerEntries(2)]).toEqual(first.entries.slice(1).map(({ seq, json }) => ({ seq, json })));
     expect(store.ledgerPage(2, 5)).toEqual(first.entries.slice(1).map((entry) => entry.json));
     expect([...store.spentNonces()]).toEqual(first.consumed_nonces);
-    // Tree records are filed by leaf index, seq - 1, in the tick's transaction.
+    // The tick's tree hashes are one record, filed under its first leaf (seq - 1); each leaf's are found in it.
     expect(store.treeLeafCount()).toBe(3);
-    expect(Array.from(store.treeRecord(1)!)).toEqual(Array.from(first.tree_records[1]!));
+    for (const leaf of [0, 1, 2]) expect(Array.from(store.treeRecord(leaf)!)).toEqual(Array.from(leafRecord(leaf)));
     expect(store.treeRecord(3)).toBeUndefined();
+    const second = tickCommit(2, store.ledgerHead(), 4);
+    await store.commitTick(second);
+    expect(store.treeLeafCount()).toBe(7);
+    for (const leaf of [6, 3, 0, 5, 4, 1])
+      expect(Array.from(store.treeRecord(leaf)!)).toEqual(Array.from(leafRecord(leaf)));
+    expect(store.treeRecord(7)).toBeUndefined();
   });
 
-  it('appends tree records outside a tick (a tree built for an older store) after those it holds', async () => {
+  it('appends tree hashes outside a tick (a tree built for an older store) after those it holds', async () => {
     const store = open();
     await store.commitTick(tickCommit(1, store.ledgerHead(), 2));
-    await store.appendTreeRecords(2, [new Uint8Array(64).fill(7)]);
-    expect(store.treeLeafCount()).toBe(3);
-    expect(Array.from(store.treeRecord(2)!)).toEqual(Array.from(new Uint8Array(64).fill(7)));
+    await store.appendTreeHashes(2, Buffer.concat([2, 3, 4].map(leafRecord)));
+    expect(store.treeLeafCount()).toBe(5);
+    for (const leaf of [3, 2, 4]) expect(Array.from(store.treeRecord(leaf)!)).toEqual(Array.from(leafRecord(leaf)));
+  });
+
+  it('refuses a tick whose tree hashes are not those of its entries', async () => {
+    const store = open();
+    const commit = tickCommit(1, store.ledgerHead(), 3);
+    expect(() => store.commitTick({ ...commit, tree_hashes: commit.tree_hashes.subarray(32) })).toThrow(
+      /tree hashes of every entry/,
+    );
+    expect(store.ledgerHead().seq).toBe(0);
   });
 
   it('shows a reader no entry of a commit until it is durable, and the ticks after a point in order', async () => {
@@ -120,7 +141,7 @@ describe.each(MEDIA)('the store contract, on $name', ({ open }) => {
     const store = open();
     await store.commitTick({
       entries: [],
-      tree_records: [],
+      tree_hashes: new Uint8Array(0),
       consumed_nonces: [{ nonce: 'refused', expires_at_ms: AT_MS }],
     });
     const spent = [...store.spentNonces()].map(({ nonce }) => nonce);
@@ -147,13 +168,21 @@ describe.each(MEDIA)('the store contract, on $name', ({ open }) => {
 
   it('prunes only the nonce records whose every nonce has expired', async () => {
     const store = open();
-    await store.commitTick({ entries: [], tree_records: [], consumed_nonces: [{ nonce: 'old', expires_at_ms: 1000 }] });
+    await store.commitTick({
+      entries: [],
+      tree_hashes: new Uint8Array(0),
+      consumed_nonces: [{ nonce: 'old', expires_at_ms: 1000 }],
+    });
     const mixed = [
       { nonce: 'old-too', expires_at_ms: 1500 },
       { nonce: 'fresh', expires_at_ms: 5000 },
     ];
-    await store.commitTick({ entries: [], tree_records: [], consumed_nonces: mixed });
-    await store.commitTick({ entries: [], tree_records: [], consumed_nonces: [{ nonce: 'new', expires_at_ms: 9000 }] });
+    await store.commitTick({ entries: [], tree_hashes: new Uint8Array(0), consumed_nonces: mixed });
+    await store.commitTick({
+      entries: [],
+      tree_hashes: new Uint8Array(0),
+      consumed_nonces: [{ nonce: 'new', expires_at_ms: 9000 }],
+    });
     expect(store.pruneSpentNonces(2000)).toBe(1);
     await store.flushed();
     expect([...store.spentNonces()].map((spent) => spent.nonce)).toEqual(['old-too', 'fresh', 'new']);

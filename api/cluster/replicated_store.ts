@@ -101,7 +101,7 @@ export class ReplicatedStore implements EngineStore {
   treeRecord(leaf: number): Uint8Array | undefined {
     return this.local.treeRecord(leaf);
   }
-  appendTreeRecords(first: number, records: Uint8Array[]): Promise<void> {
-    return this.local.appendTreeRecords(first, records);
+  appendTreeHashes(first: number, hashes: Uint8Array): Promise<void> {
+    return this.local.appendTreeHashes(first, hashes);
   }
 }

@@ -1,7 +1,7 @@
+import { hash as sha256 } from 'node:crypto';
 import { HASH_BYTES, type Hash } from '../../client/tlog/hasher.js';
 import {
   consistencyProof,
-  hashesForAppend,
   inclusionProof,
   storedHashIndex,
   treeHash,
@@ -14,7 +14,7 @@ import { nativeHasher } from './native_hasher.js';
 export interface TreeRecords {
   /** How many leaves have their records stored. */
   treeLeafCount(): number;
-  /** The hashes leaf n's append added: its leaf hash, then one per complete subtree it closed. */
+  /** The hashes leaf n's append added: its leaf hash, then one per complete subtree it closed (tree_batches.ts). */
   treeRecord(leaf: number): Uint8Array | undefined;
 }
 
@@ -39,13 +39,16 @@ export class LogTree {
   /** Stored-hash index of the next hash appended; the ring holds indexes [ring_from, stored_count). */
   private stored_count: number;
   private ring_from: number;
-  private readonly ring = new Uint8Array(RECENT_HASHES * HASH_BYTES);
+  private readonly ring = Buffer.alloc(RECENT_HASHES * HASH_BYTES);
   private readonly read: StoredHashReader = (level, n) => this.nodeHash(level, n);
+  /** An interior node's hash input, 0x01 || left || right, reused by every append. */
+  private readonly node_input = Buffer.alloc(1 + 2 * HASH_BYTES);
 
   constructor(private readonly records: TreeRecords) {
     this.leaves = records.treeLeafCount();
     this.stored_count = this.leaves === 0 ? 0 : storedHashIndex(0, this.leaves);
     this.ring_from = this.stored_count;
+    this.node_input[0] = 1;
   }
 
   /** Leaves appended, including a tick whose commit is not durable yet: readers use the committed head. */
@@ -54,21 +57,33 @@ export class LogTree {
   }
 
   /**
-   * Appends the entries' leaves, returning per entry the record the store keeps
-   * (its hashes, concatenated), in the entries' order.
+   * Appends the entries' leaves, returning the hashes their appends added, in order:
+   * the one record the store keeps for them (tree_batches.ts).
+   *
+   * This is hashesForAppend (client/tlog/stored_tree.ts) written for the append path of
+   * every tick: hashes go to the ring as hex digests written in place, and a node's
+   * input is built in one reused buffer, because a Buffer per digest and per node input
+   * was most of the tree's cost (bench/PROFILES.md, issue 20). A property test holds
+   * it equal to hashesForAppend.
    */
-  append(entry_texts: readonly string[]): Uint8Array[] {
-    return entry_texts.map((text) => {
+  append(entry_texts: readonly string[]): Uint8Array {
+    const first = this.stored_count;
+    for (const text of entry_texts) {
       const n = this.leaves;
-      const hashes = hashesForAppend(nativeHasher, n, nativeHasher.leafOfText(text), this.read);
-      const record = new Uint8Array(hashes.length * HASH_BYTES);
-      hashes.forEach((hash, level) => {
-        record.set(hash, level * HASH_BYTES);
-        this.remember(this.stored_count++, hash);
-      });
+      let right_at = this.ringOffset(this.stored_count);
+      this.ring.write(sha256('sha256', `\u0000${text}`, 'hex'), right_at, 'hex');
+      this.stored_count++;
+      for (let level = 0, m = n; m % 2 === 1; level++, m = Math.floor(m / 2)) {
+        this.copyHash(level, m - 1, 1);
+        this.ring.copy(this.node_input, 1 + HASH_BYTES, right_at, right_at + HASH_BYTES);
+        right_at = this.ringOffset(this.stored_count);
+        this.ring.write(sha256('sha256', this.node_input, 'hex'), right_at, 'hex');
+        this.stored_count++;
+      }
+      this.ring_from = Math.max(this.ring_from, this.stored_count - RECENT_HASHES);
       this.leaves = n + 1;
-      return record;
-    });
+    }
+    return this.ringCopy(first, this.stored_count);
   }
 
   root(size: number): Hash {
@@ -112,9 +127,29 @@ export class LogTree {
       throw new RangeError(`tree size ${size} is outside 0..${this.leaves}`);
   }
 
-  private remember(stored_index: number, hash: Hash): void {
-    this.ring.set(hash, (stored_index % RECENT_HASHES) * HASH_BYTES);
-    this.ring_from = Math.max(this.ring_from, stored_index + 1 - RECENT_HASHES);
+  private ringOffset(stored_index: number): number {
+    return (stored_index % RECENT_HASHES) * HASH_BYTES;
+  }
+
+  /** The stored hashes [from, to) as one array, copied out of the ring (where they may wrap once). */
+  private ringCopy(from: number, to: number): Uint8Array {
+    const copy = new Uint8Array((to - from) * HASH_BYTES);
+    const start = this.ringOffset(from);
+    const until_end = Math.min(copy.length, this.ring.length - start);
+    copy.set(this.ring.subarray(start, start + until_end));
+    if (until_end < copy.length) copy.set(this.ring.subarray(0, copy.length - until_end), until_end);
+    return copy;
+  }
+
+  /** Copies the hash of the subtree level/n into the node input at `offset`, from the ring when it is there. */
+  private copyHash(level: number, n: number, offset: number): void {
+    const stored_index = storedHashIndex(level, n);
+    if (stored_index >= this.ring_from && stored_index < this.stored_count) {
+      const at = this.ringOffset(stored_index);
+      this.ring.copy(this.node_input, offset, at, at + HASH_BYTES);
+    } else {
+      this.node_input.set(this.nodeHash(level, n), offset);
+    }
   }
 
   private nodeHash(level: number, n: number): Hash {
@@ -124,7 +159,8 @@ export class LogTree {
       throw new InvariantError(`tree hash ${level}/${n} read before it was appended`);
     if (stored_index >= this.ring_from) {
       const at = (stored_index % RECENT_HASHES) * HASH_BYTES;
-      return this.ring.slice(at, at + HASH_BYTES);
+      // A copy: the ring is overwritten as it wraps, and callers keep what they read.
+      return new Uint8Array(this.ring.subarray(at, at + HASH_BYTES));
     }
     // Filed under the leaf that completed the subtree, as the level-th hash its append added.
     const leaf = (n + 1) * 2 ** level - 1;

@@ -33,7 +33,7 @@ export async function openLogTree(
   let batch: string[] = [];
   const flush = async (): Promise<void> => {
     const first = tree.size;
-    await store.appendTreeRecords(first, tree.append(batch));
+    await store.appendTreeHashes(first, tree.append(batch));
     batch = [];
     on_progress?.(tree.size, head);
   };
@@ -61,9 +61,9 @@ export async function firstWrongTreeLeaf(
   const rebuilt = new LogTree({ treeLeafCount: () => 0, treeRecord: (leaf) => store.treeRecord(leaf) });
   for (const entry of store.ledgerEntries(1)) {
     if (entry.seq > through_seq) break;
-    const [made] = rebuilt.append([entry.json]);
+    const made = rebuilt.append([entry.json]);
     const stored = store.treeRecord(entry.seq - 1);
-    if (!stored || Buffer.compare(made!, stored) !== 0) return entry.seq;
+    if (!stored || Buffer.compare(made, stored) !== 0) return entry.seq;
     if (entry.seq % BUILD_BATCH_LEAVES === 0) {
       on_progress?.(entry.seq);
       await new Promise((resolve) => setImmediate(resolve));

@@ -29,7 +29,8 @@ export type TableKey = number | string;
  * The tables of every Tessera store: log (tick -> TickRecord as JSON), ledger
  * (seq -> the entry's served JSON), snapshots (tick -> state image), spent_nonces
  * (commit number -> the nonces that commit spent, with their expiry) and tree (leaf
- * index, seq - 1 -> the Merkle tree hashes that leaf's append added, engine/log/log_tree.ts),
+ * index, seq - 1 -> the Merkle tree hashes the appends of that leaf and the ones after it
+ * in the same tick added, engine/log/log_tree.ts and tree_batches.ts),
  * and answers (the answers kept for retried signed requests, keyed by text that starts
  * with their expiry, KeptAnswer).
  */

@@ -38,11 +38,12 @@ export interface TickCommit {
   record?: TickRecord;
   entries: ChainedEntry[];
   /**
-   * Per entry, in order, the Merkle tree record its leaf added (LogTree.append). The
-   * engine always gives them; none at all writes a ledger as stores did before the tree
-   * (tests of such stores), whose tree is then built on the next open.
+   * The Merkle tree hashes the tick's leaves added (LogTree.append), from leaf
+   * entries[0].seq - 1 on, stored as one record for the tick. The engine always gives
+   * them; none (empty) writes a ledger as stores did before the tree (tests of such
+   * stores), whose tree is then built on the next open.
    */
-  tree_records: Uint8Array[];
+  tree_hashes: Uint8Array;
   consumed_nonces: ConsumedNonce[];
   /** The answers of the tick's signed requests that asked to be kept (Submission.keep_answer). */
   kept_answers?: KeptAnswer[];
@@ -76,8 +77,9 @@ export interface EngineStore {
   /** The tree hashes leaf n's append added (engine/log/log_tree.ts), if stored. */
   treeRecord(leaf: number): Uint8Array | undefined;
   /**
-   * Stores tree records from leaf `first` on outside a tick: a store written before the
-   * tree existed gets it built from its ledger. Resolves once durable.
+   * Stores the tree hashes of leaves `first` on (LogTree.append's output) outside a
+   * tick: a store written before the tree existed gets it built from its ledger.
+   * Resolves once durable.
    */
-  appendTreeRecords(first: number, records: Uint8Array[]): Promise<void>;
+  appendTreeHashes(first: number, hashes: Uint8Array): Promise<void>;
 }
