@@ -94,11 +94,39 @@ export function printServerProfile(dir: string, top = 25): void {
     console.log(`profile of the server's main thread, ${largest}:\n${formatShares(profileShares(largest, top))}`);
 }
 
+interface HeapNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** A sampled heap profile (.heapprofile): each function's share of the bytes allocated, by its own allocations. */
+export function heapShares(file: string, top = 25): string {
+  const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode };
+  const bytes = new Map<string, number>();
+  const walk = (node: HeapNode): void => {
+    const name = label(node as unknown as ProfileNode);
+    bytes.set(name, (bytes.get(name) ?? 0) + node.selfSize);
+    node.children.forEach(walk);
+  };
+  walk(head);
+  const total = [...bytes.values()].reduce((sum, size) => sum + size, 0);
+  return [
+    `allocated (sampled) ${(total / 1e6).toFixed(1)} MB; by function, own allocations:`,
+    ...[...bytes]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, size]) => `${((100 * size) / total).toFixed(1).padStart(6)}%  ${name}`),
+  ].join('\n');
+}
+
 if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.meta.url) {
   const [file, top] = process.argv.slice(2);
   if (!file) {
-    console.error('usage: node dist/bench/profile_summary.js FILE.cpuprofile [top]');
+    console.error('usage: node dist/bench/profile_summary.js FILE.cpuprofile|FILE.heapprofile [top]');
     process.exit(2);
   }
-  console.log(formatShares(profileShares(file, Number(top ?? 25))));
+  console.log(
+    file.endsWith('.heapprofile') ? heapShares(file, Number(top ?? 25)) : formatShares(profileShares(file, Number(top ?? 25))),
+  );
 }
