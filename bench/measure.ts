@@ -84,9 +84,7 @@ async function profileTask(task: TaskSpec, time_ms: number, dir: string): Promis
     task.beforeEach?.();
     await task.fn();
   }
-  const { profile } = heap
-    ? await session.post('HeapProfiler.stopSampling')
-    : await session.post('Profiler.stop');
+  const { profile } = heap ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');
   session.disconnect();
   const file = join(dir, `${String(++profiled).padStart(2, '0')}_${task.name}.${heap ? 'heapprofile' : 'cpuprofile'}`);
   writeFileSync(file, JSON.stringify(profile));

@@ -127,6 +127,8 @@ if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.m
     process.exit(2);
   }
   console.log(
-    file.endsWith('.heapprofile') ? heapShares(file, Number(top ?? 25)) : formatShares(profileShares(file, Number(top ?? 25))),
+    file.endsWith('.heapprofile')
+      ? heapShares(file, Number(top ?? 25))
+      : formatShares(profileShares(file, Number(top ?? 25))),
   );
 }

@@ -11,6 +11,7 @@ import { benchFeed, benchSends } from './aether.js';
 import { READ_ROWS, benchReads, readLabel } from './load.js';
 import { benchDrill } from './drill.js';
 import { benchInclusionProofs, benchTileReads, TILE_ROWS } from './log.js';
+import { benchVerifyAcrossCores } from './cores.js';
 
 /**
  * npm run bench: every row is a figure measured beside its ceiling or its alternative
@@ -18,7 +19,12 @@ import { benchInclusionProofs, benchTileReads, TILE_ROWS } from './log.js';
  * gets the medians of the figures and of the per-run ratios.
  */
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '5' }, out: { type: 'string', default: 'bench/RESULTS.md' } },
+  options: {
+    runs: { type: 'string', default: '5' },
+    out: { type: 'string', default: 'bench/RESULTS.md' },
+    // --only REGEX: measure and print only the rows whose figure matches (for comparing builds); RESULTS.md is left alone.
+    only: { type: 'string' },
+  },
 });
 const runs = Number(values.runs);
 
@@ -40,12 +46,22 @@ function memoryProbe(agents: number): number {
   return (JSON.parse(output.trim().split('\n').pop()!) as { rss_mb: number }).rss_mb;
 }
 
-/** The vote bench measures both vote rows in one run; the tally row reads its second half. */
-let last_votes: Awaited<ReturnType<typeof benchVotes>> | undefined;
-/** One load run measures the three read rows; the first row starts it. */
-let last_reads: Awaited<ReturnType<typeof benchReads>> | undefined;
-/** Likewise the two tile rows. */
-let last_tiles: Awaited<ReturnType<typeof benchTileReads>> | undefined;
+/** The run in progress: a measurement that serves several rows is made once per run. */
+let current_run = 0;
+
+/** One measurement shared by several rows (the two vote rows, the three read rows...), made afresh each run. */
+function oncePerRun<T>(measure: () => Promise<T>): () => Promise<T> {
+  let made: { run: number; value: Promise<T> } | undefined;
+  return () => {
+    if (made?.run !== current_run) made = { run: current_run, value: measure() };
+    return made.value;
+  };
+}
+
+const votes = oncePerRun(() => benchVotes());
+const reads = oncePerRun(() => benchReads());
+const tiles = oncePerRun(() => benchTileReads());
+const cores = oncePerRun(() => benchVerifyAcrossCores([2, 4]));
 
 const rows: Row[] = [
   {
@@ -69,6 +85,17 @@ const rows: Row[] = [
     },
     samples: [],
   },
+  ...[2, 4].map((threads) => ({
+    figure: `signature checks by a pool of ${threads} worker threads, batches of 64 (verifies/s)`,
+    measured: `piscina pool of ${threads} threads, the main thread only handing batches over`,
+    against:
+      "the same batches on the main thread (one core's rate; a pool reaches its size times it only with that many cores to spare)",
+    measure: async () => {
+      const r = await cores();
+      return { subject: r.pools[threads]!, reference: r.inline };
+    },
+    samples: [] as { subject: number; reference: number }[],
+  })),
   {
     figure: 'public key judged, fresh keys (keys/s)',
     measured: 'libsodium crypto_core_ed25519_is_valid_point (server and engine)',
@@ -115,8 +142,7 @@ const rows: Row[] = [
     measured: 'engine: checks, tally kept vote by vote, roll, ledger entry, LMDB commit per tick',
     against: 'bare limit: SHA-256 + lmdb put of the same vote_cast entries',
     measure: async () => {
-      const r = await benchVotes();
-      last_votes = r;
+      const r = await votes();
       return { subject: r.engine, reference: r.bare };
     },
     samples: [],
@@ -126,7 +152,10 @@ const rows: Row[] = [
     measured: 'the tally of the bench motion, revised by every vote above',
     against: 'the tally of a motion with 10 votes',
     target: 0.8,
-    measure: async () => ({ subject: last_votes!.tally_many, reference: last_votes!.tally_few }),
+    measure: async () => {
+      const r = await votes();
+      return { subject: r.tally_many, reference: r.tally_few };
+    },
     samples: [],
   },
   {
@@ -156,15 +185,14 @@ const rows: Row[] = [
       [READ_ROWS[1]!, 'GET /world.md', undefined],
       [READ_ROWS[2]!, 'chunk read answering 304 (If-None-Match)', 0.7],
     ] as const
-  ).map(([read, figure, target], index) => ({
+  ).map(([read, figure, target]) => ({
     // Per CPU-second, not per second: at these rates the one generator process is the limit of both servers.
     figure: `${figure} over HTTP (requests per server CPU-second)`,
     measured: 'the server, embedded store, 16 keep-alive connections from a second process',
     against: 'bare node:http answering the same bytes, same load',
     ...(target === undefined ? {} : { target }),
     measure: async () => {
-      last_reads = index === 0 ? await benchReads() : last_reads;
-      const r = last_reads![readLabel(read)]!;
+      const r = (await reads())[readLabel(read)]!;
       return { subject: 1e6 / r.server_cpu_us, reference: 1e6 / r.bare_cpu_us };
     },
     samples: [] as { subject: number; reference: number }[],
@@ -174,15 +202,14 @@ const rows: Row[] = [
       [TILE_ROWS[0]!, 'full level-0 tile, GET /log/tile/0/000'],
       [TILE_ROWS[1]!, 'full entry bundle, GET /log/tile/entries/000'],
     ] as const
-  ).map(([tile, figure], index) => ({
+  ).map(([tile, figure]) => ({
     figure: `${figure} (requests per server CPU-second)`,
     measured:
       'the server: tile path parsed, bytes from its LRU, strong ETag; 16 keep-alive connections from a second process',
     against: 'bare node:http answering the same bytes, same load',
     target: 0.8,
     measure: async () => {
-      last_tiles = index === 0 ? await benchTileReads() : last_tiles;
-      const r = last_tiles![readLabel(tile)]!;
+      const r = (await tiles())[readLabel(tile)]!;
       return { subject: 1e6 / r.server_cpu_us, reference: 1e6 / r.bare_cpu_us };
     },
     samples: [] as { subject: number; reference: number }[],
@@ -222,18 +249,22 @@ const rows: Row[] = [
   },
 ];
 
+const only = values.only === undefined ? undefined : new RegExp(values.only, 'i');
+const measured_rows = only ? rows.filter((row) => only.test(row.figure)) : rows;
 for (let run = 1; run <= runs; run++) {
-  for (const row of rows) row.samples.push(await row.measure());
+  current_run = run;
+  for (const row of measured_rows) row.samples.push(await row.measure());
   console.log(
     `run ${run}/${runs}: ` +
-      rows
+      measured_rows
         .map(
           (row) =>
-            `${row.figure.split(' (')[0]} ${Math.round(row.samples.at(-1)!.subject)}/${Math.round(row.samples.at(-1)!.reference)}`,
+            `${row.figure.split(' (')[0]} ${Math.round(row.samples.at(-1)!.subject)}/${Math.round(row.samples.at(-1)!.reference)} (${(row.samples.at(-1)!.subject / row.samples.at(-1)!.reference).toFixed(2)})`,
         )
         .join('; '),
   );
 }
+if (only) process.exit(0);
 
 const fmt = (n: number) => (n < 100 ? n.toFixed(2) : Math.round(n).toLocaleString('en-US'));
 const lines = [
