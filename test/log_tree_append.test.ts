@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { nobleHasher, type Hash, type Hasher } from '../client/tlog/hasher.js';
 import { hashesForAppend } from '../client/tlog/stored_tree.js';
 import { LogTree, nativeHasher } from '../engine/index.js';
-import { hashesAddedBy, leafHashesIn, leavesIn } from '../engine/log/tree_batches.js';
+import {
+  hashesAddedBy,
+  leafHashesFrom,
+  leafHashesIn,
+  leavesIn,
+  RECORD_LEAVES,
+  recordsOf,
+} from '../engine/log/tree_batches.js';
 
 /** A tiny deterministic generator, so a failure names its seed and repeats. */
 function generator(seed: number): () => number {
@@ -13,24 +20,19 @@ function generator(seed: number): () => number {
   };
 }
 
-/** Tree records kept as the store keeps them: one per batch, filed under its first leaf. */
+/** Tree records kept as the store keeps them (tree_batches.ts): a batch's hashes cut into records, each filed under its first leaf. */
 class BatchRecords {
-  private readonly batches = new Map<number, Uint8Array>();
-  private readonly firsts: number[] = [];
+  private readonly records = new Map<number, Uint8Array>();
   leaves = 0;
 
   add(first_leaf: number, hashes: Uint8Array): void {
-    this.batches.set(first_leaf, hashes);
-    this.firsts.push(first_leaf);
+    for (const { leaf, record } of recordsOf(first_leaf, hashes)) this.records.set(leaf, record);
     this.leaves = first_leaf + leavesIn(first_leaf, hashes);
   }
 
   treeLeafCount = (): number => this.leaves;
 
-  treeRecord = (leaf: number): Uint8Array | undefined => {
-    const first = this.firsts.filter((f) => f <= leaf).at(-1);
-    return first === undefined ? undefined : leafHashesIn(first, this.batches.get(first)!, leaf);
-  };
+  treeRecord = (leaf: number): Uint8Array | undefined => leafHashesFrom((key) => this.records.get(key), leaf);
 }
 
 /** The general append (hashesForAppend over any Hasher), the reference the fast path must equal. */
@@ -117,6 +119,47 @@ describe('tree records kept one per tick', () => {
       expect(leafHashesIn(first_leaf, record, first_leaf + count)).toBeUndefined();
       expect(leafHashesIn(first_leaf, record, first_leaf - 1)).toBeUndefined();
     }
+  });
+
+  it('cut a batch where it starts and at every multiple of RECORD_LEAVES, and find each leaf by exact reads', () => {
+    const next = generator(11);
+    for (let trial = 0; trial < 100; trial++) {
+      const records = new Map<number, Uint8Array>();
+      const expected = new Map<number, Uint8Array>();
+      let leaf = Math.floor(next() * 1_000);
+      // Batches of random sizes, one after another, as ticks append them.
+      for (let batch = 0; batch < 8; batch++) {
+        const count = 1 + Math.floor(next() * 3 * RECORD_LEAVES);
+        const per_leaf = Array.from({ length: count }, (_, i) =>
+          new Uint8Array(hashesAddedBy(leaf + i) * 32).fill((leaf + i) % 251),
+        );
+        per_leaf.forEach((hashes, i) => expected.set(leaf + i, hashes));
+        for (const cut of recordsOf(leaf, Buffer.concat(per_leaf))) {
+          expect(leavesIn(cut.leaf, cut.record)).toBeLessThanOrEqual(RECORD_LEAVES);
+          expect(cut.leaf === leaf || cut.leaf % RECORD_LEAVES === 0).toBe(true);
+          records.set(cut.leaf, cut.record);
+        }
+        leaf += count;
+      }
+      const reads: number[] = [];
+      const get = (key: number) => {
+        reads.push(key);
+        return records.get(key);
+      };
+      for (const [at, hashes] of expected) {
+        reads.length = 0;
+        expect(Buffer.from(leafHashesFrom(get, at)!), `leaf ${at}`).toEqual(Buffer.from(hashes));
+        expect(reads.length).toBeLessThanOrEqual(RECORD_LEAVES);
+      }
+      expect(leafHashesFrom(get, leaf)).toBeUndefined();
+    }
+  });
+
+  it('read stores written one record per leaf, before records were batched', () => {
+    const records = new Map<number, Uint8Array>();
+    for (let leaf = 0; leaf < 100; leaf++) records.set(leaf, new Uint8Array(hashesAddedBy(leaf) * 32).fill(leaf));
+    for (let leaf = 0; leaf < 100; leaf++)
+      expect(Buffer.from(leafHashesFrom((key) => records.get(key), leaf)!)).toEqual(Buffer.from(records.get(leaf)!));
   });
 
   it('count the hashes a leaf adds as 1 + its trailing 1 bits', () => {

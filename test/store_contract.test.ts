@@ -94,16 +94,16 @@ describe.each(MEDIA)('the store contract, on $name', ({ open }) => {
     expect([...store.ledgerEntries(2)]).toEqual(first.entries.slice(1).map(({ seq, json }) => ({ seq, json })));
     expect(store.ledgerPage(2, 5)).toEqual(first.entries.slice(1).map((entry) => entry.json));
     expect([...store.spentNonces()]).toEqual(first.consumed_nonces);
-    // The tick's tree hashes are one record, filed under its first leaf (seq - 1); each leaf's are found in it.
+    // The tick's tree hashes are filed in records under leaf indexes (seq - 1); each leaf's are found among them.
     expect(store.treeLeafCount()).toBe(3);
     for (const leaf of [0, 1, 2]) expect(Array.from(store.treeRecord(leaf)!)).toEqual(Array.from(leafRecord(leaf)));
     expect(store.treeRecord(3)).toBeUndefined();
-    const second = tickCommit(2, store.ledgerHead(), 4);
-    await store.commitTick(second);
-    expect(store.treeLeafCount()).toBe(7);
-    for (const leaf of [6, 3, 0, 5, 4, 1])
+    // A longer tick, cut into records at multiples of 16 leaves.
+    await store.commitTick(tickCommit(2, store.ledgerHead(), 40));
+    expect(store.treeLeafCount()).toBe(43);
+    for (const leaf of [6, 3, 0, 5, 4, 1, 15, 16, 17, 31, 32, 42])
       expect(Array.from(store.treeRecord(leaf)!)).toEqual(Array.from(leafRecord(leaf)));
-    expect(store.treeRecord(7)).toBeUndefined();
+    expect(store.treeRecord(43)).toBeUndefined();
   });
 
   it('appends tree hashes outside a tick (a tree built for an older store) after those it holds', async () => {

@@ -1,6 +1,6 @@
 import type { TickRecord } from '../apply.js';
 import type { StoredEntry } from '../ledger_integrity.js';
-import { leafHashesIn, leavesIn } from '../log/tree_batches.js';
+import { leafHashesFrom, leavesIn, recordsOf } from '../log/tree_batches.js';
 import { GENESIS_PREV_HASH, type LedgerHead, type StateImage } from '../state.js';
 import type { StoreTables } from './tables.js';
 import type { ConsumedNonce, EngineStore, KeptAnswerRecord, TickCommit } from './types.js';
@@ -20,8 +20,6 @@ export abstract class TableStore implements EngineStore {
   /** The head as committed (or queued in commit order); reads never see a later one. */
   private committed_head: LedgerHead;
   private last_logged_tick: number;
-  /** The tree record read last (records are never rewritten once a tick lands, but a rebuild may store one again). */
-  private last_tree_batch: { key: number; value: Uint8Array } | undefined;
 
   protected constructor(
     private readonly tables: StoreTables,
@@ -51,7 +49,7 @@ export abstract class TableStore implements EngineStore {
       const first_leaf = commit.entries[0]!.seq - 1;
       if (leavesIn(first_leaf, commit.tree_hashes) !== commit.entries.length)
         throw new Error('a tick commit carries the tree hashes of every entry, or none');
-      last = tree.put(first_leaf, commit.tree_hashes);
+      for (const { leaf, record } of recordsOf(first_leaf, commit.tree_hashes)) last = tree.put(leaf, record);
     }
     if (commit.consumed_nonces.length > 0) last = spent_nonces.put(this.next_nonce_record++, commit.consumed_nonces);
     for (const kept of commit.kept_answers ?? []) last = answers.put(kept.key, kept.record);
@@ -122,40 +120,30 @@ export abstract class TableStore implements EngineStore {
   }
 
   treeLeafCount(): number {
-    const last = this.treeBatchAtOrBelow(TREE_LEAF_MAX);
+    const last = this.lastTreeRecord();
     return last === undefined ? 0 : last.key + leavesIn(last.key, last.value);
   }
 
   /**
-   * The tree record filed at the highest leaf not above `leaf`. lmdb-js never yields a
-   * uint32 key 0 when it iterates in reverse (its default lower bound is that key,
-   * exclusive), and the first tick's record is filed under leaf 0: so it is read directly.
+   * The tree record filed last. lmdb-js never yields a uint32 key 0 when it iterates in
+   * reverse (its default lower bound is that key, exclusive), and the first record is
+   * filed under leaf 0: so that one is read directly.
    */
-  private treeBatchAtOrBelow(leaf: number): { key: number; value: Uint8Array } | undefined {
-    const found = first(this.tables.tree.getRange({ start: leaf, reverse: true, limit: 1 }));
+  private lastTreeRecord(): { key: number; value: Uint8Array } | undefined {
+    const found = first(this.tables.tree.getRange({ reverse: true, limit: 1 }));
     if (found) return found;
     const at_zero = this.tables.tree.get(0);
     return at_zero === undefined ? undefined : { key: 0, value: at_zero };
   }
 
-  /** Leaf n's hashes, from the record of the tick that appended it: the last one filed at or below n. */
   treeRecord(leaf: number): Uint8Array | undefined {
-    const batch = this.last_tree_batch;
-    if (batch && leaf >= batch.key) {
-      const hashes = leafHashesIn(batch.key, batch.value, leaf);
-      if (hashes) return hashes;
-    }
-    const found = this.treeBatchAtOrBelow(leaf);
-    if (!found) return undefined;
-    // Reads walk the tree leaf by leaf when it is rebuilt or checked: the next leaf is usually in the same record.
-    this.last_tree_batch = found;
-    return leafHashesIn(found.key, found.value, leaf);
+    return leafHashesFrom((key) => this.tables.tree.get(key), leaf);
   }
 
   appendTreeHashes(first_leaf: number, hashes: Uint8Array): Promise<void> {
-    if (hashes.length === 0) return Promise.resolve();
-    this.last_tree_batch = undefined;
-    return this.tables.tree.put(first_leaf, hashes).then(() => undefined);
+    let last: Promise<boolean> | undefined;
+    for (const { leaf, record } of recordsOf(first_leaf, hashes)) last = this.tables.tree.put(leaf, record);
+    return last ? last.then(() => undefined) : Promise.resolve();
   }
 
   /** Records whose nonces have all expired can never matter again; drop them. */
@@ -190,9 +178,6 @@ export abstract class TableStore implements EngineStore {
     for (const { value } of this.tables.spent_nonces.getRange()) yield* value;
   }
 }
-
-/** The largest uint32 key: the tree's leaves are filed by uint32 index. */
-const TREE_LEAF_MAX = 0xffff_ffff;
 
 /** A kept answer's key starts with its expiry in milliseconds, 15 digits, so keys sort by expiry. */
 export function expiryKeyPrefix(expires_at_ms: number): string {
