@@ -44,7 +44,7 @@ export class ChunkCache {
     }
   }
 
-  /** The current binary of one chunk, building it now if the cache is behind. */
+  /** The current binary of one chunk, building it now if the cache is behind: one object per chunk version. */
   get(chunk_x: number, chunk_y: number): { body: Uint8Array; etag: string } {
     const chunk = chunk_y * CHUNKS_PER_AXIS + chunk_x;
     const world = this.world();
@@ -52,8 +52,10 @@ export class ChunkCache {
     const hit = this.cached[chunk];
     if (hit && hit.version === version) return hit;
     const built = builtChunk(chunkPlanes(world), chunk);
-    this.cached[chunk] = { version, body: built.body, etag: built.etag };
-    return built;
+    // The kept object is the one returned, now and until the chunk changes: a reader may key what it derives on it.
+    const kept = { version, body: built.body, etag: built.etag };
+    this.cached[chunk] = kept;
+    return kept;
   }
 
   /** Re-encodes up to batch_chunks_max stale chunks on the pool; results that went stale meanwhile are dropped. */
