@@ -52,6 +52,20 @@ export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
  */
 export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDeps): FastPath {
   const { read_limit, metrics, client_ip } = deps;
+  // An answer's headers but the read limit's, as writeHead's flat list of names and values,
+  // made once per answer (the reads keep theirs per tile, per chunk version): a request
+  // then copies one array rather than merging four objects.
+  const fixed = new WeakMap<FastAnswer, string[]>();
+  const fixedHeaders = (answer: FastAnswer): string[] => {
+    let list = fixed.get(answer);
+    if (!list) {
+      const length = answer.status === 200 ? { 'Content-Length': String(answer.body.length) } : {};
+      const security = securityHeadersFor(answer.headers['Content-Type'] ?? '');
+      list = Object.entries({ ...answer.headers, ...length, ...security }).flat();
+      fixed.set(answer, list);
+    }
+    return list;
+  };
   return (req, res) => {
     const started_ms = performance.now();
     const { method, url } = req;
@@ -72,9 +86,9 @@ export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDep
     // Looked up before a token is taken: a path Koa answers must spend one read, not two.
     if (found === undefined || !read_limit.take(client_ip(req)).granted) return false;
     const answer = read.answer(found, req.headers['if-none-match'] ?? '');
-    const length = answer.status === 200 ? { 'Content-Length': answer.body.length } : {};
-    const security = securityHeadersFor(answer.headers['Content-Type'] ?? '');
-    res.writeHead(answer.status, { ...answer.headers, ...length, ...security, ...read_limit.lastHeaders() });
+    const headers = fixedHeaders(answer).slice();
+    read_limit.appendLastHeaders(headers);
+    res.writeHead(answer.status, headers);
     // Node writes no body for HEAD; the headers are GET's, Content-Length included, as Koa answers HEAD.
     res.end(answer.status === 200 && method === 'GET' ? answer.body : undefined);
     metrics.requestAnswered(read.route, method, answer.status, started_ms);
