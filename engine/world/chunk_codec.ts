@@ -81,11 +81,36 @@ export function encodeChunk(planes: ChunkPlanes, chunk_x: number, chunk_y: numbe
   const biome = wordsOf(planes.biome);
   const surface = wordsOf(planes.surface);
   const top_block = wordsOf(planes.top_block);
+  touchRows(biome, surface, top_block, revealed, origin);
   let at = 8;
   at = encodeLayer(out, at, LAYER_BIOME, biome, BIOME_UNREVEALED, revealed, origin);
   at = encodeLayer(out, at, LAYER_HEIGHT, surface, 0, revealed, origin);
   at = encodeLayer(out, at, LAYER_TOP_BLOCK, top_block, 0, revealed, origin);
   return out.slice(0, at);
+}
+
+/** Kept so that the loads of touchRows are not optimised away. */
+let touched = 0;
+
+/**
+ * Reads one word of each of the chunk's 64 rows in every plane before the scan. The rows
+ * are 2 KB apart, so each is a cache line of its own that the hardware prefetcher does
+ * not guess; read in the scan they miss one after another, read here (no load depends on
+ * another) they are fetched together.
+ */
+function touchRows(
+  biome: Int32Array,
+  surface: Int32Array,
+  top_block: Int32Array,
+  revealed: Int32Array,
+  origin: number,
+) {
+  let sum = 0;
+  for (let row = origin; row < origin + CHUNK_SIZE * WORLD_SIZE; row += WORLD_SIZE) {
+    const word = row >>> 2;
+    sum ^= biome[word]! ^ surface[word]! ^ top_block[word]! ^ revealed[row >>> 5]!;
+  }
+  touched ^= sum;
 }
 
 /** One run: most runs and values are under 128, one byte each, written inline. */
@@ -102,9 +127,10 @@ function writeRun(out: Uint8Array, at: number, length: number, value: number): n
  * One layer: its id, its byte length, and the runs of its 4096 tiles. The tiles are
  * read four at a time as a word, hidden tiles' bytes replaced with the hidden value
  * (a mask from the word's four revealed bits), so revealed, hidden and mixed rows take
- * the one loop. A word that repeats the run's value extends the run by four; otherwise
- * the lowest differing byte is where the run ends. No per-tile branch, no array but the
- * output; all state in locals.
+ * the one loop. A word that repeats the run's value extends the run by four. A word
+ * where runs end is taken tile by tile without a branch when every pair it can write is
+ * one byte each (heights and biomes under 128: nearly all), else by its lowest differing
+ * bytes. No array but the output; all state in locals.
  */
 function encodeLayer(
   out: Uint8Array,
@@ -149,6 +175,22 @@ function encodeLayer(
       let diff = word ^ repeated;
       if (diff === 0) {
         length += 4;
+        continue;
+      }
+      if ((word & 0x80808080) === 0 && (value | length) < 0x7c) {
+        // Every run this word can end fits one byte each of length and value: tile by tile
+        // without a branch (where runs end is what a branch would mispredict). Each tile
+        // writes the pair of the run before it and keeps it (moves at on) only if it differs.
+        for (let shift = 0; shift < 32; shift += 8) {
+          const tile = (word >>> shift) & 0xff;
+          const differs = ((tile ^ value) + 0xff) >>> 8; // 1 where the tile differs, without a branch
+          out[at] = length;
+          out[at + 1] = value;
+          at += differs << 1;
+          length = (length & (differs - 1)) + 1;
+          value = tile;
+        }
+        repeated = Math.imul(value, 0x01010101);
         continue;
       }
       // Runs end inside this word: each lowest differing byte ends one and starts the next.
