@@ -88,9 +88,13 @@ export class ChunkCache {
       for (let i = 0; i < chunks.length; i += per_task)
         tasks.push(this.pool.run({ planes, chunks: chunks.slice(i, i + per_task) } satisfies ChunkTask));
       let stored = 0;
-      for (const batch of await Promise.all(tasks)) {
-        for (const built of batch) {
-          const version = versions[chunks.indexOf(built.chunk)]!;
+      const batches = await Promise.all(tasks);
+      for (let task = 0; task < batches.length; task++) {
+        const batch = batches[task]!;
+        for (let i = 0; i < batch.length; i++) {
+          // A task answers its chunks in the order given: the i-th of task t is chunks[t * per_task + i].
+          const built = batch[i]!;
+          const version = versions[task * per_task + i]!;
           if (world.chunk_version[built.chunk] !== version) continue;
           this.cached[built.chunk] = { version, body: built.body, etag: built.etag };
           stored++;
