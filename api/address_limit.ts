@@ -19,6 +19,16 @@ export class AddressLimit {
     this.buckets = new TokenBuckets(rate, clock);
   }
 
+  /**
+   * The same three headers as lastHeaders, appended to a flat list (the form writeHead
+   * takes), for the fast path in front of Koa: no object made per request.
+   */
+  appendLastHeaders(list: string[]): void {
+    const { limit, remaining, reset_seconds } = this.buckets.lastStanding();
+    list.push('RateLimit-Limit', String(limit), 'RateLimit-Remaining', String(remaining));
+    list.push('RateLimit-Reset', String(reset_seconds));
+  }
+
   /** Takes one of this address's tokens, or throws the refusal. */
   check(ip: string): void {
     const taken = this.take(ip);

@@ -21,7 +21,9 @@ import { mountMachineRoutes } from './pages/machine_routes.js';
 import { mountMcpEndpoint } from './mcp_endpoint.js';
 import { mountLogRoutes } from './log/log_routes.js';
 import { LogTiles } from './log/log_tiles.js';
-import { tileFastPath, type TileFastPath } from './log/tile_fast_path.js';
+import { tileFastRead } from './log/tile_fast_path.js';
+import { chunkFastRead } from './chunk_fast_read.js';
+import { fastReads, type FastPath } from './fast_reads.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
@@ -70,13 +72,13 @@ export interface AppDeps {
 export interface TesseraApp extends Koa {
   /** Every route, as its router lists them (for the tests that try every one). */
   routes: ReturnType<Routes['listing']>;
-  /** What the server listens with: the log's tile fast path, then Koa for everything it does not answer. */
+  /** What the server listens with: the fast path (log tiles, chunks), then Koa for everything it does not answer. */
   listener: RequestListener;
   /** The listener's two paths, for the tests that hold them equal: the fast path alone, and Koa alone. */
-  paths: { fast: TileFastPath; general: RequestListener };
+  paths: { fast: FastPath; general: RequestListener };
 }
 
-/** The app: its Koa stack, the routes it serves, and the listener with the tile fast path in front. */
+/** The app: its Koa stack, the routes it serves, and the listener with the fast path in front. */
 export function createApp(deps: AppDeps): TesseraApp {
   const app = new Koa();
   app.proxy = false;
@@ -135,8 +137,7 @@ export function createApp(deps: AppDeps): TesseraApp {
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.
   app.use(router.middleware());
   // app.proxy is false: Koa's ctx.ip is the socket's address, and so is the fast path's.
-  const fast = tileFastPath({
-    tiles,
+  const fast = fastReads([tileFastRead(tiles), chunkFastRead(deps.chunks)], {
     read_limit,
     metrics: deps.metrics,
     client_ip: (req) => req.socket.remoteAddress || '',

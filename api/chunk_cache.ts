@@ -44,7 +44,7 @@ export class ChunkCache {
     }
   }
 
-  /** The current binary of one chunk, building it now if the cache is behind. */
+  /** The current binary of one chunk, building it now if the cache is behind: one object per chunk version. */
   get(chunk_x: number, chunk_y: number): { body: Uint8Array; etag: string } {
     const chunk = chunk_y * CHUNKS_PER_AXIS + chunk_x;
     const world = this.world();
@@ -52,8 +52,10 @@ export class ChunkCache {
     const hit = this.cached[chunk];
     if (hit && hit.version === version) return hit;
     const built = builtChunk(chunkPlanes(world), chunk);
-    this.cached[chunk] = { version, body: built.body, etag: built.etag };
-    return built;
+    // The kept object is the one returned, now and until the chunk changes: a reader may key what it derives on it.
+    const kept = { version, body: built.body, etag: built.etag };
+    this.cached[chunk] = kept;
+    return kept;
   }
 
   /** Re-encodes up to batch_chunks_max stale chunks on the pool; results that went stale meanwhile are dropped. */
@@ -86,9 +88,13 @@ export class ChunkCache {
       for (let i = 0; i < chunks.length; i += per_task)
         tasks.push(this.pool.run({ planes, chunks: chunks.slice(i, i + per_task) } satisfies ChunkTask));
       let stored = 0;
-      for (const batch of await Promise.all(tasks)) {
-        for (const built of batch) {
-          const version = versions[chunks.indexOf(built.chunk)]!;
+      const batches = await Promise.all(tasks);
+      for (let task = 0; task < batches.length; task++) {
+        const batch = batches[task]!;
+        for (let i = 0; i < batch.length; i++) {
+          // A task answers its chunks in the order given: the i-th of task t is chunks[t * per_task + i].
+          const built = batch[i]!;
+          const version = versions[task * per_task + i]!;
           if (world.chunk_version[built.chunk] !== version) continue;
           this.cached[built.chunk] = { version, body: built.body, etag: built.etag };
           stored++;

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { RefusalError, ValidationError } from './refusal_error.js';
+import type { FastAnswer } from './fast_reads.js';
 import type { Routes } from './routes.js';
 import { validationItems, type ValidationItem } from './validation.js';
 import { isRefusal, type BytesAnswer, type ReadContext, type ReadDefinition } from '../engine/index.js';
@@ -93,18 +94,43 @@ export function routeArgsParser(args: z.ZodObject, path: string): (values: Route
   };
 }
 
-/** A bytes answer, with conditional GET when it carries an ETag: a client holding those bytes gets 304, no body. */
+/**
+ * A bytes read's HTTP answers: 200 with the body and its type and, when the answer has
+ * an ETag, the ETag and no-cache (the bytes change with the world, so a client
+ * revalidates each time); and 304 with those two, no type, no body. The read's route
+ * below and the chunk fast path in front of Koa (api/chunk_fast_read.ts) both answer
+ * with these, the fast path keeping them per cached chunk.
+ */
+export interface BytesAnswers {
+  ok: FastAnswer;
+  /** Only with an ETag. */
+  not_modified?: FastAnswer;
+  etag?: string;
+}
+
+export function bytesAnswers(media_type: string, answer: BytesAnswer): BytesAnswers {
+  // A Buffer over the same bytes, no copy: Koa sends a Buffer as bytes (a Uint8Array it would write as JSON).
+  const body = Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
+  const ok: FastAnswer = { status: 200, headers: { 'Content-Type': media_type }, body };
+  if (answer.etag === undefined) return { ok };
+  const cached = { ETag: answer.etag, 'Cache-Control': 'no-cache' };
+  return {
+    ok: { ...ok, headers: { ...cached, ...ok.headers } },
+    not_modified: { status: 304, headers: cached, body },
+    etag: answer.etag,
+  };
+}
+
+/** Which answer a request gets: 304 when its If-None-Match is exactly the ETag ('' when it sent none). */
+export function bytesAnswerFor(answers: BytesAnswers, if_none_match: string): FastAnswer {
+  return answers.not_modified && if_none_match === answers.etag ? answers.not_modified : answers.ok;
+}
+
 function sendBytes(ctx: Context, media_type: string, answer: BytesAnswer): void {
-  if (answer.etag !== undefined) {
-    ctx.set('ETag', answer.etag);
-    ctx.set('Cache-Control', 'no-cache');
-    if (ctx.get('If-None-Match') === answer.etag) {
-      ctx.status = 304;
-      return;
-    }
-  }
-  ctx.type = media_type;
-  ctx.body = Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
+  const { status, headers, body } = bytesAnswerFor(bytesAnswers(media_type, answer), ctx.get('If-None-Match'));
+  ctx.status = status;
+  ctx.set(headers);
+  if (status === 200) ctx.body = body;
 }
 
 /**

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshPubkey } from '../bench/members.js';
 import { SigningMember } from '../bench/signing_member.js';
@@ -15,6 +13,7 @@ import {
   treeTiles,
   type TileId,
 } from '../client/tlog/tile_path.js';
+import { answerOf, DECLINED, fastOnly, serve } from './helpers/fast_path.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { join, look, stepInto, WORLD_TEST_GENESIS, worldOf } from './helpers/world.js';
 
@@ -299,46 +298,6 @@ describe('refusals', () => {
     expect(beyond).toMatchObject({ type: 'less_than_equal', input: size + 1, ctx: { limit: size } });
   });
 });
-
-/** A listener of its own on an ephemeral port, closed by the returned function. */
-async function serve(listener: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-/** The tile fast path alone: what it declines is answered 599, so a test sees it decline. */
-const fastOnly = (paths: TestSociety['paths']): RequestListener => {
-  return (req, res) => {
-    if (paths.fast(req, res)) return;
-    res.statusCode = DECLINED;
-    res.end();
-  };
-};
-const DECLINED = 599;
-
-/** Headers of the server rather than of the answer: the time, and the test listeners' own keep-alive timeout. */
-const SERVER_HEADERS = new Set(['date', 'keep-alive']);
-
-/** What is left of the read allowance moves with every read: both paths must say it, each with its own count. */
-const ALLOWANCE_LEFT = new Set(['ratelimit-remaining', 'ratelimit-reset']);
-
-/** Status, headers (but the server's) and body bytes, as compared between the two paths. */
-async function answerOf(url: string, init: RequestInit = {}) {
-  const response = await fetch(url, init);
-  const headers = [...response.headers]
-    .filter(([name]) => !SERVER_HEADERS.has(name))
-    .map(([name, value]): [string, string | boolean] => [name, ALLOWANCE_LEFT.has(name) ? /^\d+$/.test(value) : value]);
-  return { status: response.status, headers, bytes: Buffer.from(await response.arrayBuffer()).toString('base64') };
-}
 
 /** The count of tile requests the metrics hold for a method and status. */
 async function tileRequestsCounted(base: string, method: string, status: number): Promise<number> {

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
+import type { FastAnswer } from '../fast_reads.js';
 import { IMMUTABLE, routeArgsParser } from '../read_mount.js';
 import { RefusalError, ValidationError } from '../refusal_error.js';
 import type { Routes } from '../routes.js';
@@ -72,11 +73,7 @@ function serveTile(ctx: Context, tiles: LogTiles): void {
 }
 
 /** A tile's answer, whichever path serves it (this route, or the fast path in front of Koa). */
-export interface TileAnswer {
-  status: 200 | 304;
-  /** Beside the security headers and Content-Length, which both paths add as for any answer. */
-  headers: Readonly<Record<string, string>>;
-}
+export type TileAnswer = FastAnswer;
 
 /**
  * 200 with the tile's ETag, its cache lifetime and its type, or 304 with the first two
@@ -91,8 +88,12 @@ export function tileAnswer(served: ServedTile, if_none_match: string): TileAnswe
 function tileAnswers(served: ServedTile): NonNullable<ServedTile['answers']> {
   const cached = { ETag: served.etag, 'Cache-Control': served.full ? IMMUTABLE : PARTIAL_TILE_CACHE };
   return {
-    ok: { status: 200, headers: Object.freeze({ ...cached, 'Content-Type': 'application/octet-stream' }) },
-    not_modified: { status: 304, headers: Object.freeze(cached) },
+    ok: {
+      status: 200,
+      headers: Object.freeze({ ...cached, 'Content-Type': 'application/octet-stream' }),
+      body: served.bytes,
+    },
+    not_modified: { status: 304, headers: Object.freeze(cached), body: served.bytes },
   };
 }
 

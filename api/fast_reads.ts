@@ -1,0 +1,97 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressLimit } from './address_limit.js';
+import type { Metrics } from './metrics.js';
+import { isLimitedRead, securityHeadersFor } from './read_limiter.js';
+
+/** A read's answer as both paths give it: 200 with a body, or 304 without one. */
+export interface FastAnswer {
+  status: 200 | 304;
+  /** Beside the security headers, Content-Length and the read limit's, which every answer carries. */
+  headers: Readonly<Record<string, string>>;
+  /** Written for a GET answered 200 only (node:http writes none for HEAD or 304, whatever this holds). */
+  body: Uint8Array;
+}
+
+/** One kind of read answered in front of Koa: a log tile, a chunk binary. */
+export interface FastRead<Found> {
+  /** The route's pattern, as the router and the metrics name it. */
+  route: string;
+  /** The paths this read may answer start with this. */
+  prefix: string;
+  /**
+   * What a path (query string dropped) names, or undefined to leave the request to Koa:
+   * a path this read does not serve, or one Koa answers otherwise (404, 422). Must not
+   * spend a read. A throw leaves the request to Koa too, whose route meets the same failure.
+   */
+  find(path: string): Found | undefined;
+  /** The answer the read's Koa route gives, with If-None-Match as sent ('' when absent). */
+  answer(found: Found, if_none_match: string): FastAnswer;
+}
+
+export interface FastReadDeps {
+  /** The app's one read limit, the instance Koa's readLimiter checks. */
+  read_limit: AddressLimit;
+  metrics: Metrics;
+  /** The client address as Koa's ctx.ip gives it (the app does not trust proxy headers). */
+  client_ip: (req: IncomingMessage) => string;
+}
+
+/** Answers a request and says true, or leaves it untouched and says false. */
+export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * Reads answered by node:http itself, in front of Koa. For a small object read often
+ * (a tile, a chunk revalidated with its ETag) the Koa stack (context, middleware chain,
+ * response helpers) cost more than the read itself: a lookup in a cache. Only the plain
+ * case is answered here, 200 or 304 for something that is there and a client with a read
+ * left, with the answer its Koa route gives, the shared security headers
+ * (securityHeadersFor), the same read limit and the same metrics. Everything else
+ * (another path, a path that names nothing, a refused read, a bug) returns false
+ * untouched, and Koa answers it as if this were not here: its 404, 422, 429 and 500 stay
+ * the only ones.
+ */
+export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDeps): FastPath {
+  const { read_limit, metrics, client_ip } = deps;
+  // An answer's headers but the read limit's, as writeHead's flat list of names and values,
+  // made once per answer (the reads keep theirs per tile, per chunk version): a request
+  // then copies one array rather than merging four objects.
+  const fixed = new WeakMap<FastAnswer, string[]>();
+  const fixedHeaders = (answer: FastAnswer): string[] => {
+    let list = fixed.get(answer);
+    if (!list) {
+      const length = answer.status === 200 ? { 'Content-Length': String(answer.body.length) } : {};
+      const security = securityHeadersFor(answer.headers['Content-Type'] ?? '');
+      list = Object.entries({ ...answer.headers, ...length, ...security }).flat();
+      fixed.set(answer, list);
+    }
+    return list;
+  };
+  return (req, res) => {
+    const started_ms = performance.now();
+    const { method, url } = req;
+    if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return false;
+    const read = reads.find((candidate) => url.startsWith(candidate.prefix));
+    if (!read) return false;
+    // A query string does not name another object (Koa's ctx.path drops it too).
+    const query_at = url.indexOf('?');
+    const path = query_at < 0 ? url : url.slice(0, query_at);
+    if (!isLimitedRead(method, path)) return false;
+    let found: unknown;
+    try {
+      found = read.find(path);
+    } catch {
+      // Koa's route meets the same failure, and its errors middleware reports it.
+      return false;
+    }
+    // Looked up before a token is taken: a path Koa answers must spend one read, not two.
+    if (found === undefined || !read_limit.take(client_ip(req)).granted) return false;
+    const answer = read.answer(found, req.headers['if-none-match'] ?? '');
+    const headers = fixedHeaders(answer).slice();
+    read_limit.appendLastHeaders(headers);
+    res.writeHead(answer.status, headers);
+    // Node writes no body for HEAD; the headers are GET's, Content-Length included, as Koa answers HEAD.
+    res.end(answer.status === 200 && method === 'GET' ? answer.body : undefined);
+    metrics.requestAnswered(read.route, method, answer.status, started_ms);
+    return true;
+  };
+}
