@@ -1,5 +1,4 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 
 export const VISITOR_COOKIE = 'tessera_visitor';
 export const VISITOR_COOKIE_MAX_AGE_MS = 365 * 86_400_000;
@@ -58,13 +57,13 @@ export function visitorCookieLines(key: string, visitor_id: string, now_ms: numb
  * ctx.cookies.get) is replaced, other cookies stay in their order.
  */
 export function setVisitorCookie(
-  res: Pick<ServerResponse, 'getHeader' | 'setHeader'>,
+  res: { getHeader(name: string): unknown; setHeader(name: string, value: string[]): unknown },
   key: string,
   visitor_id: string,
   secure: boolean,
 ): void {
   const earlier = res.getHeader('Set-Cookie');
-  const lines = earlier === undefined ? [] : Array.isArray(earlier) ? [...earlier] : [String(earlier)];
+  const lines: string[] = earlier === undefined ? [] : Array.isArray(earlier) ? earlier.map(String) : [String(earlier)];
   const kept = lines.filter(
     (line) => !line.startsWith(`${VISITOR_COOKIE}=`) && !line.startsWith(`${VISITOR_COOKIE}.sig=`),
   );
