@@ -17,6 +17,7 @@ import type { Processor } from './payments/processor.js';
 import { mountObserverRoutes, visitorIdOf } from './observer/observer_routes.js';
 import { mountGrantRoutes } from './observer/grant_routes.js';
 import { mountPageRoutes } from './pages/page_routes.js';
+import { StatePages } from './pages/state_pages.js';
 import { mountMachineRoutes } from './pages/machine_routes.js';
 import { mountMcpEndpoint } from './mcp_endpoint.js';
 import { mountLogRoutes } from './log/log_routes.js';
@@ -113,7 +114,8 @@ export function createApp(deps: AppDeps): TesseraApp {
   const watchers = new Watchers(deps.clock);
   const observer_deps = { engine: deps.engine, store: deps.store, processor: deps.processor, watchers, log: deps.log };
   mountObserverRoutes(router, observer_deps);
-  const page_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
+  const frame_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
+  const page_deps = { ...frame_deps, state_pages: new StatePages(frame_deps) };
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read: contextOf });
   mountMcpEndpoint(router, contextOf);
   const tiles = new LogTiles({ tree: () => deps.engine.log_tree, size: () => ledger.head().seq, ledger });
