@@ -1,4 +1,4 @@
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import compose from 'koa-compose';
 import { koaBody } from 'koa-body';
@@ -22,7 +22,13 @@ import { mountMachineRoutes } from './pages/machine_routes.js';
 import { mountMcpEndpoint } from './mcp_endpoint.js';
 import { mountLogRoutes } from './log/log_routes.js';
 import { LogTiles } from './log/log_tiles.js';
-import { tileFastPath, type TileFastPath } from './log/tile_fast_path.js';
+import { tileFastPath } from './log/tile_fast_path.js';
+import { LedgerPages } from './ledger_pages.js';
+import { MotionListAnswer } from './motion_list_answer.js';
+import { type FastAnswerer, readFastPath } from './read_fast_path.js';
+import { keptPageAnswerer, ledgerAnswerer, motionListAnswerer } from './read_fast_answers.js';
+import type { FrameDeps } from './pages/frame.js';
+import { PAGE_CATALOGUE } from './pages/page_catalogue.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
@@ -39,7 +45,7 @@ import { RetryBook } from './retries/retry_book.js';
 import type { TransparencyLog } from './log/transparency_log.js';
 import { SignatureVerifier } from './signature_verifier.js';
 import { replicaWrites, type WriterDirectory } from './cluster/replica_writes.js';
-import { type Engine, type LmdbStore, register } from '../engine/index.js';
+import { type Engine, type LmdbStore, type ReadContext, register } from '../engine/index.js';
 
 export interface AppDeps {
   engine: Engine;
@@ -73,8 +79,33 @@ export interface TesseraApp extends Koa {
   routes: ReturnType<Routes['listing']>;
   /** What the server listens with: the log's tile fast path, then Koa for everything it does not answer. */
   listener: RequestListener;
-  /** The listener's two paths, for the tests that hold them equal: the fast path alone, and Koa alone. */
-  paths: { fast: TileFastPath; general: RequestListener };
+  /**
+   * The listener's paths, for the tests that hold them equal: the fast paths alone (tiles,
+   * then kept reads), the tile path alone, and Koa alone.
+   */
+  paths: { fast: FastPath; tiles: FastPath; general: RequestListener };
+}
+
+/** The paths in front of Koa: each answers a request and says true, or leaves it untouched and says false. */
+export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * The reads answered in front of Koa (read_fast_path.ts), each from what its route keeps
+ * between state changes and with that route's answer: the front page for a new visitor,
+ * the motion list, ledger pages.
+ */
+function fastAnswerers(
+  deps: AppDeps,
+  kept: FrameDeps & { state_pages: StatePages; ledger_pages: LedgerPages; contextOf: () => ReadContext },
+): Map<string, FastAnswerer> {
+  const read = (name: string) => SERVED_READS.find((served) => served.name === name)!;
+  const home = PAGE_CATALOGUE.find((page) => page.path === '/')!;
+  const motions = new MotionListAnswer(read('motion_list'), () => deps.engine.state, kept.contextOf);
+  return new Map([
+    [home.path, keptPageAnswerer(home, { state_pages: kept.state_pages, frame: kept, cookie_key: deps.cookie_secret })],
+    [read('motion_list').path, motionListAnswerer(read('motion_list'), motions, deps.clock)],
+    [read('ledger_read').path, ledgerAnswerer(read('ledger_read'), kept.ledger_pages)],
+  ]);
 }
 
 /** The app: its Koa stack, the routes it serves, and the listener with the tile fast path in front. */
@@ -101,7 +132,8 @@ export function createApp(deps: AppDeps): TesseraApp {
   const router = new Routes(json_body);
   const ledger = ledgerReaderOf(deps.store);
   const contextOf = () => readContextOf(deps, ledger);
-  mountReads(router, SERVED_READS, contextOf, { ledger_read: ledgerRoute(ledger) });
+  const ledger_pages = new LedgerPages(ledger);
+  mountReads(router, SERVED_READS, contextOf, { ledger_read: ledgerRoute(ledger_pages) });
   mountReadRoutes(router, deps);
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
@@ -137,15 +169,18 @@ export function createApp(deps: AppDeps): TesseraApp {
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.
   app.use(router.middleware());
   // app.proxy is false: Koa's ctx.ip is the socket's address, and so is the fast path's.
-  const fast = tileFastPath({
-    tiles,
+  const client_ip = (req: IncomingMessage) => req.socket.remoteAddress || '';
+  const tile_path = tileFastPath({ tiles, read_limit, metrics: deps.metrics, client_ip });
+  const read_path = readFastPath({
+    answerers: fastAnswerers(deps, { ...page_deps, ledger_pages, contextOf }),
     read_limit,
     metrics: deps.metrics,
-    client_ip: (req) => req.socket.remoteAddress || '',
+    client_ip,
   });
+  const fast: FastPath = (req, res) => tile_path(req, res) || read_path(req, res);
   const general = app.callback();
   const listener: RequestListener = (req, res) => {
     if (!fast(req, res)) void general(req, res);
   };
-  return Object.assign(app, { routes: router.listing(), listener, paths: { fast, general } });
+  return Object.assign(app, { routes: router.listing(), listener, paths: { fast, tiles: tile_path, general } });
 }

@@ -318,7 +318,7 @@ async function serve(listener: RequestListener): Promise<{ url: string; close():
 /** The tile fast path alone: what it declines is answered 599, so a test sees it decline. */
 const fastOnly = (paths: TestSociety['paths']): RequestListener => {
   return (req, res) => {
-    if (paths.fast(req, res)) return;
+    if (paths.tiles(req, res)) return;
     res.statusCode = DECLINED;
     res.end();
   };

@@ -1,0 +1,87 @@
+import { PAGE_END, watchersHtml } from '../render/layout.js';
+import type { LedgerPages } from './ledger_pages.js';
+import type { MotionListAnswer } from './motion_list_answer.js';
+import { type FrameDeps, watchersShownTo } from './pages/frame.js';
+import type { PageDefinition } from './pages/page_catalogue.js';
+import { StatePages } from './pages/state_pages.js';
+import { newVisitorId, visitorCookieLines } from './observer/visitor_cookie.js';
+import { type FastAnswer, type FastAnswerer, isEncrypted } from './read_fast_path.js';
+import { IMMUTABLE, routeArgsParser } from './read_mount.js';
+import type { ReadDefinition } from '../engine/index.js';
+
+const HTML = 'text/html; charset=utf-8';
+/** What Koa writes for a JSON body, and for ctx.type = 'application/json'. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A kept page (the front page) for a request that carries no cookie at all: a new
+ * visitor, given its cookie and the page with its watchers line, as the page route
+ * does (api/pages/page_routes.ts with pageVisitor). A request with any Cookie header goes
+ * to Koa, whose cookie library checks the signature.
+ */
+export function keptPageAnswerer(
+  page: PageDefinition,
+  deps: { state_pages: StatePages; frame: FrameDeps; cookie_key: string },
+): FastAnswerer {
+  if (!StatePages.keeps(page)) throw new Error(`page ${page.path} is not kept between state changes`);
+  return (req, query) => {
+    if (query !== '' || req.headers.cookie !== undefined) return undefined;
+    const before_watchers = deps.state_pages.beforeWatchers(page);
+    if (before_watchers === null) return undefined;
+    // A new visitor is not yet counted as watching (pageFrame): only the line names it.
+    const visitor_id = newVisitorId();
+    return {
+      route: page.path,
+      headers: {
+        'Content-Type': HTML,
+        'Set-Cookie': visitorCookieLines(deps.cookie_key, visitor_id, Date.now(), isEncrypted(req)),
+      },
+      body: before_watchers + watchersHtml(watchersShownTo(deps.frame, visitor_id)) + PAGE_END,
+    };
+  };
+}
+
+/** GET /api/v1/motions without a query, from the kept body (MotionListAnswer). */
+export function motionListAnswerer(read: ReadDefinition, answer: MotionListAnswer, clock: () => number): FastAnswerer {
+  return (_req, query) => {
+    if (query !== '') return undefined;
+    return { route: read.path, headers: { 'Content-Type': JSON_TYPE }, body: answer.body(clock()) };
+  };
+}
+
+/**
+ * A query of plain `name=digits` pairs, each name once: the only kind answered here, as
+ * Koa's parser (URLSearchParams) reads it without decoding anything. Any other query
+ * (escapes, repeated names, signs) goes to Koa, whose parse and 422 stay the only ones.
+ */
+const PLAIN_QUERY = /^(?:[a-z_]{1,32}=\d{1,15}(?:&[a-z_]{1,32}=\d{1,15})*)?$/;
+
+function plainQuery(query: string): Record<string, string> | undefined {
+  if (!PLAIN_QUERY.test(query)) return undefined;
+  const values: Record<string, string> = Object.create(null);
+  if (query === '') return values;
+  for (const pair of query.split('&')) {
+    const at = pair.indexOf('=');
+    const name = pair.slice(0, at);
+    if (Object.hasOwn(values, name)) return undefined;
+    values[name] = pair.slice(at + 1);
+  }
+  return values;
+}
+
+/** GET /api/v1/ledger with a plain query, from the ledger's kept pages, as ledgerRoute answers it. */
+export function ledgerAnswerer(read: ReadDefinition, pages: LedgerPages): FastAnswerer {
+  const argsOf = routeArgsParser(read.args, read.path);
+  return (_req, query): FastAnswer | undefined => {
+    const values = plainQuery(query);
+    if (!values) return undefined;
+    // Throws on a value the read refuses: the fast path then leaves the 422 to Koa.
+    const { from, limit } = argsOf({ params: {}, query: values }) as { from: number; limit: number };
+    const { body, full } = pages.page(from, limit);
+    return {
+      route: read.path,
+      headers: { 'Content-Type': JSON_TYPE, ...(full ? { 'Cache-Control': IMMUTABLE } : {}) },
+      body,
+    };
+  };
+}
