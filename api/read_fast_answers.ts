@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { PAGE_END, watchersHtml } from '../render/layout.js';
 import type { LedgerPages } from './ledger_pages.js';
 import type { MotionListAnswer } from './motion_list_answer.js';
@@ -5,13 +6,16 @@ import { type FrameDeps, watchersShownTo } from './pages/frame.js';
 import type { PageDefinition } from './pages/page_catalogue.js';
 import { StatePages } from './pages/state_pages.js';
 import { newVisitorId, visitorCookieLines } from './observer/visitor_cookie.js';
-import { type FastAnswer, type FastAnswerer, isEncrypted } from './read_fast_path.js';
+import { answerHeaders, type FastAnswer, type FastAnswerer, isEncrypted } from './read_fast_path.js';
 import { IMMUTABLE, routeArgsParser } from './read_mount.js';
 import type { ReadDefinition } from '../engine/index.js';
 
-const HTML = 'text/html; charset=utf-8';
+const HTML_HEADERS = answerHeaders('text/html; charset=utf-8');
 /** What Koa writes for a JSON body, and for ctx.type = 'application/json'. */
 const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_HEADERS = answerHeaders(JSON_TYPE);
+/** A ledger page that ends at or below the head (ledgerRoute). */
+const FULL_PAGE_HEADERS = answerHeaders(JSON_TYPE, { 'Cache-Control': IMMUTABLE });
 
 /**
  * A kept page (the front page) for a request that carries no cookie at all: a new
@@ -30,13 +34,13 @@ export function keptPageAnswerer(
     if (before_watchers === null) return undefined;
     // A new visitor is not yet counted as watching (pageFrame): only the line names it.
     const visitor_id = newVisitorId();
+    const line = watchersHtml(watchersShownTo(deps.frame, visitor_id)) + PAGE_END;
     return {
       route: page.path,
-      headers: {
-        'Content-Type': HTML,
-        'Set-Cookie': visitorCookieLines(deps.cookie_key, visitor_id, Date.now(), isEncrypted(req)),
-      },
-      body: before_watchers + watchersHtml(watchersShownTo(deps.frame, visitor_id)) + PAGE_END,
+      headers: HTML_HEADERS,
+      own_headers: ['Set-Cookie', visitorCookieLines(deps.cookie_key, visitor_id, Date.now(), isEncrypted(req))],
+      // The kept bytes and the visitor's line: the page's text is not encoded again per request.
+      body: Buffer.concat([before_watchers.bytes, Buffer.from(line)]),
     };
   };
 }
@@ -45,7 +49,7 @@ export function keptPageAnswerer(
 export function motionListAnswerer(read: ReadDefinition, answer: MotionListAnswer, clock: () => number): FastAnswerer {
   return (_req, query) => {
     if (query !== '') return undefined;
-    return { route: read.path, headers: { 'Content-Type': JSON_TYPE }, body: answer.body(clock()) };
+    return { route: read.path, headers: JSON_HEADERS, body: answer.body(clock()) };
   };
 }
 
@@ -72,16 +76,19 @@ function plainQuery(query: string): Record<string, string> | undefined {
 /** GET /api/v1/ledger with a plain query, from the ledger's kept pages, as ledgerRoute answers it. */
 export function ledgerAnswerer(read: ReadDefinition, pages: LedgerPages): FastAnswerer {
   const argsOf = routeArgsParser(read.args, read.path);
+  // The parse is a function of the query text alone: a client paging through asks the same few again and again.
+  const parsed = new LRUCache<string, { from: number; limit: number }>({ max: 1024 });
   return (_req, query): FastAnswer | undefined => {
-    const values = plainQuery(query);
-    if (!values) return undefined;
-    // Throws on a value the read refuses: the fast path then leaves the 422 to Koa.
-    const { from, limit } = argsOf({ params: {}, query: values }) as { from: number; limit: number };
+    let args = parsed.get(query);
+    if (!args) {
+      const values = plainQuery(query);
+      if (!values) return undefined;
+      // Throws on a value the read refuses: the fast path then leaves the 422 to Koa.
+      args = argsOf({ params: {}, query: values }) as { from: number; limit: number };
+      parsed.set(query, args);
+    }
+    const { from, limit } = args;
     const { body, full } = pages.page(from, limit);
-    return {
-      route: read.path,
-      headers: { 'Content-Type': JSON_TYPE, ...(full ? { 'Cache-Control': IMMUTABLE } : {}) },
-      body,
-    };
+    return { route: read.path, headers: full ? FULL_PAGE_HEADERS : JSON_HEADERS, body };
   };
 }

@@ -76,7 +76,7 @@ function mountPage(router: Routes, deps: PageDeps, page: PageDefinition): void {
     if (!as_markdown && StatePages.keeps(page)) {
       const before_watchers = deps.state_pages.beforeWatchers(page);
       if (before_watchers !== null) {
-        ctx.body = before_watchers + watchersHtml(pageVisitor(deps, ctx).watchers) + PAGE_END;
+        ctx.body = before_watchers.html + watchersHtml(pageVisitor(deps, ctx).watchers) + PAGE_END;
         return;
       }
     }

@@ -14,7 +14,13 @@ interface Kept {
   tick: number;
   head_seq: number;
   head_hash: string;
-  before_watchers: string;
+  before_watchers: KeptPage;
+}
+
+/** A page before its watchers line, as text and (for the answers written without Koa) as its UTF-8 bytes. */
+export interface KeptPage {
+  html: string;
+  bytes: Buffer;
 }
 
 /**
@@ -38,7 +44,7 @@ export class StatePages {
    * The page's HTML before its watchers line, as the page route renders it now; null when
    * its view finds nothing (the route answers that itself).
    */
-  beforeWatchers(page: PageDefinition): string | null {
+  beforeWatchers(page: PageDefinition): KeptPage | null {
     const state = this.deps.engine.state;
     const head = this.deps.store.ledgerHead();
     const kept = this.kept.get(page);
@@ -62,7 +68,8 @@ export class StatePages {
     const html = page.html(frame, view);
     // A page without a watchers line ends with PAGE_END (render/layout.ts page); anything else is a bug.
     if (!html.endsWith(PAGE_END)) throw new Error(`page ${page.path} does not end as render/layout.ts page does`);
-    const before_watchers = html.slice(0, -PAGE_END.length);
+    const before = html.slice(0, -PAGE_END.length);
+    const before_watchers = { html: before, bytes: Buffer.from(before) };
     if (page.keep_while_state!(view))
       this.kept.set(page, { state, tick: state.tick, head_seq: head.seq, head_hash: head.hash, before_watchers });
     else this.kept.delete(page);
