@@ -7,6 +7,8 @@ import { isIPv6 } from 'node:net';
  * IPv6 address (::ffff:a.b.c.d, as a dual-stack socket reports IPv4 clients) is its IPv4 address.
  */
 export function clientAddressKey(ip: string): string {
+  // Every IPv6 address has a colon: an IPv4 client (the common case, on every read) skips isIPv6's long pattern.
+  if (!ip.includes(':')) return ip;
   const address = ip.split('%')[0]!; // a zone id names the local interface, not the client
   if (!isIPv6(address)) return ip;
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
