@@ -108,7 +108,7 @@ function fastAnswerers(
   ]);
 }
 
-/** The app: its Koa stack, the routes it serves, and the listener with the tile fast path in front. */
+/** The app: its Koa stack, the routes it serves, and the listener with the fast paths (tiles, kept reads) in front. */
 export function createApp(deps: AppDeps): TesseraApp {
   const app = new Koa();
   app.proxy = false;
