@@ -23,7 +23,7 @@ export class AddressLimit {
    * The same three headers as lastHeaders, appended to a flat list (the form writeHead
    * takes), for the fast path in front of Koa: no object made per request.
    */
-  appendLastHeaders(list: string[]): void {
+  appendLastHeaders(list: (string | string[])[]): void {
     const { limit, remaining, reset_seconds } = this.buckets.lastStanding();
     list.push('RateLimit-Limit', String(limit), 'RateLimit-Remaining', String(remaining));
     list.push('RateLimit-Reset', String(reset_seconds));

@@ -24,6 +24,12 @@ import { LogTiles } from './log/log_tiles.js';
 import { tileFastRead } from './log/tile_fast_path.js';
 import { chunkFastRead } from './chunk_fast_read.js';
 import { fastReads, type FastPath } from './fast_reads.js';
+import { LedgerPages } from './ledger_pages.js';
+import { MotionListAnswer } from './motion_list_answer.js';
+import { keptPageRead, ledgerRead, motionListRead } from './read_fast_answers.js';
+import type { FrameDeps } from './pages/frame.js';
+import { StatePages } from './pages/state_pages.js';
+import { PAGE_CATALOGUE } from './pages/page_catalogue.js';
 import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
@@ -40,7 +46,7 @@ import { RetryBook } from './retries/retry_book.js';
 import type { TransparencyLog } from './log/transparency_log.js';
 import { SignatureVerifier } from './signature_verifier.js';
 import { replicaWrites, type WriterDirectory } from './cluster/replica_writes.js';
-import { type Engine, type LmdbStore, register } from '../engine/index.js';
+import { type Engine, type LmdbStore, type ReadContext, register } from '../engine/index.js';
 
 export interface AppDeps {
   engine: Engine;
@@ -72,10 +78,29 @@ export interface AppDeps {
 export interface TesseraApp extends Koa {
   /** Every route, as its router lists them (for the tests that try every one). */
   routes: ReturnType<Routes['listing']>;
-  /** What the server listens with: the fast path (log tiles, chunks), then Koa for everything it does not answer. */
+  /** What the server listens with: the fast path (log tiles, chunks, kept reads), then Koa for everything it does not answer. */
   listener: RequestListener;
   /** The listener's two paths, for the tests that hold them equal: the fast path alone, and Koa alone. */
   paths: { fast: FastPath; general: RequestListener };
+}
+
+/**
+ * The reads kept between state changes, answered in front of Koa with their routes'
+ * answers (read_fast_answers.ts): the front page for a new visitor, the motion list,
+ * ledger pages.
+ */
+function keptReads(
+  deps: AppDeps,
+  kept: FrameDeps & { state_pages: StatePages; ledger_pages: LedgerPages; contextOf: () => ReadContext },
+) {
+  const read = (name: string) => SERVED_READS.find((served) => served.name === name)!;
+  const home = PAGE_CATALOGUE.find((page) => page.path === '/')!;
+  const motions = new MotionListAnswer(read('motion_list'), () => deps.engine.state, kept.contextOf);
+  return [
+    keptPageRead(home, { state_pages: kept.state_pages, frame: kept, cookie_key: deps.cookie_secret }),
+    motionListRead(read('motion_list'), motions, deps.clock),
+    ledgerRead(read('ledger_read'), kept.ledger_pages),
+  ];
 }
 
 /** The app: its Koa stack, the routes it serves, and the listener with the fast path in front. */
@@ -102,7 +127,8 @@ export function createApp(deps: AppDeps): TesseraApp {
   const router = new Routes(json_body);
   const ledger = ledgerReaderOf(deps.store);
   const contextOf = () => readContextOf(deps, ledger);
-  mountReads(router, SERVED_READS, contextOf, { ledger_read: ledgerRoute(ledger) });
+  const ledger_pages = new LedgerPages(ledger);
+  mountReads(router, SERVED_READS, contextOf, { ledger_read: ledgerRoute(ledger_pages) });
   mountReadRoutes(router, deps);
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
@@ -115,7 +141,8 @@ export function createApp(deps: AppDeps): TesseraApp {
   const watchers = new Watchers(deps.clock);
   const observer_deps = { engine: deps.engine, store: deps.store, processor: deps.processor, watchers, log: deps.log };
   mountObserverRoutes(router, observer_deps);
-  const page_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
+  const frame_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
+  const page_deps = { ...frame_deps, state_pages: new StatePages(frame_deps) };
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read: contextOf });
   mountMcpEndpoint(router, contextOf);
   const tiles = new LogTiles({ tree: () => deps.engine.log_tree, size: () => ledger.head().seq, ledger });
@@ -137,7 +164,8 @@ export function createApp(deps: AppDeps): TesseraApp {
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.
   app.use(router.middleware());
   // app.proxy is false: Koa's ctx.ip is the socket's address, and so is the fast path's.
-  const fast = fastReads([tileFastRead(tiles), chunkFastRead(deps.chunks)], {
+  const kept = keptReads(deps, { ...page_deps, ledger_pages, contextOf });
+  const fast = fastReads([tileFastRead(tiles), chunkFastRead(deps.chunks), ...kept], {
     read_limit,
     metrics: deps.metrics,
     client_ip: (req) => req.socket.remoteAddress || '',

@@ -6,24 +6,34 @@ import { isLimitedRead, securityHeadersFor } from './read_limiter.js';
 /** A read's answer as both paths give it: 200 with a body, or 304 without one. */
 export interface FastAnswer {
   status: 200 | 304;
-  /** Beside the security headers, Content-Length and the read limit's, which every answer carries. */
+  /**
+   * Beside the security headers, Content-Length and the read limit's, which every answer
+   * carries. Kept per kind of answer (a tile, a chunk version, HTML pages): the fast path
+   * makes its header list once per such object.
+   */
   headers: Readonly<Record<string, string>>;
+  /** Headers of this answer alone (a new visitor's Set-Cookie lines), as writeHead's flat list. */
+  own_headers?: readonly (string | string[])[];
   /** Written for a GET answered 200 only (node:http writes none for HEAD or 304, whatever this holds). */
   body: Uint8Array;
 }
 
-/** One kind of read answered in front of Koa: a log tile, a chunk binary. */
+/** One kind of read answered in front of Koa: a log tile, a chunk binary, a kept page or list. */
 export interface FastRead<Found> {
   /** The route's pattern, as the router and the metrics name it. */
   route: string;
-  /** The paths this read may answer start with this. */
+  /** The paths this read may answer start with this (or, `exact`, are this). */
   prefix: string;
+  exact?: boolean;
+  /** Answers GET only, leaving HEAD to Koa (the front page, whose answer sets a cookie). */
+  get_only?: boolean;
   /**
-   * What a path (query string dropped) names, or undefined to leave the request to Koa:
-   * a path this read does not serve, or one Koa answers otherwise (404, 422). Must not
-   * spend a read. A throw leaves the request to Koa too, whose route meets the same failure.
+   * What a path (query string dropped) names, with the query ('' when none) and the
+   * request, or undefined to leave the request to Koa: a path this read does not serve,
+   * or one Koa answers otherwise (404, 422). Must not spend a read. A throw leaves the
+   * request to Koa too, whose route meets the same failure.
    */
-  find(path: string): Found | undefined;
+  find(path: string, query: string, req: IncomingMessage): Found | undefined;
   /** The answer the read's Koa route gives, with If-None-Match as sent ('' when absent). */
   answer(found: Found, if_none_match: string): FastAnswer;
 }
@@ -52,17 +62,15 @@ export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
  */
 export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDeps): FastPath {
   const { read_limit, metrics, client_ip } = deps;
-  // An answer's headers but the read limit's, as writeHead's flat list of names and values,
-  // made once per answer (the reads keep theirs per tile, per chunk version): a request
-  // then copies one array rather than merging four objects.
-  const fixed = new WeakMap<FastAnswer, string[]>();
-  const fixedHeaders = (answer: FastAnswer): string[] => {
-    let list = fixed.get(answer);
+  // An answer's own and security headers, as writeHead's flat list of names and values,
+  // made once per headers object (the reads keep theirs per tile, per chunk version, per
+  // kind of page): a request then copies one array rather than merging objects.
+  const fixed = new WeakMap<object, (string | string[])[]>();
+  const fixedHeaders = (headers: Readonly<Record<string, string>>): (string | string[])[] => {
+    let list = fixed.get(headers);
     if (!list) {
-      const length = answer.status === 200 ? { 'Content-Length': String(answer.body.length) } : {};
-      const security = securityHeadersFor(answer.headers['Content-Type'] ?? '');
-      list = Object.entries({ ...answer.headers, ...length, ...security }).flat();
-      fixed.set(answer, list);
+      list = Object.entries({ ...headers, ...securityHeadersFor(headers['Content-Type'] ?? '') }).flat();
+      fixed.set(headers, list);
     }
     return list;
   };
@@ -70,15 +78,16 @@ export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDep
     const started_ms = performance.now();
     const { method, url } = req;
     if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return false;
-    const read = reads.find((candidate) => url.startsWith(candidate.prefix));
-    if (!read) return false;
-    // A query string does not name another object (Koa's ctx.path drops it too).
+    // Koa's ctx.path drops the query string too.
     const query_at = url.indexOf('?');
     const path = query_at < 0 ? url : url.slice(0, query_at);
-    if (!isLimitedRead(method, path)) return false;
+    const read = reads.find((candidate) =>
+      candidate.exact ? path === candidate.prefix : path.startsWith(candidate.prefix),
+    );
+    if (!read || (read.get_only && method !== 'GET') || !isLimitedRead(method, path)) return false;
     let found: unknown;
     try {
-      found = read.find(path);
+      found = read.find(path, query_at < 0 ? '' : url.slice(query_at + 1), req);
     } catch {
       // Koa's route meets the same failure, and its errors middleware reports it.
       return false;
@@ -86,7 +95,10 @@ export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDep
     // Looked up before a token is taken: a path Koa answers must spend one read, not two.
     if (found === undefined || !read_limit.take(client_ip(req)).granted) return false;
     const answer = read.answer(found, req.headers['if-none-match'] ?? '');
-    const headers = fixedHeaders(answer).slice();
+    const headers = fixedHeaders(answer.headers).slice();
+    if (answer.own_headers) headers.push(...answer.own_headers);
+    // HEAD's too: Koa answers HEAD with GET's headers.
+    if (answer.status === 200) headers.push('Content-Length', String(answer.body.length));
     read_limit.appendLastHeaders(headers);
     res.writeHead(answer.status, headers);
     // Node writes no body for HEAD; the headers are GET's, Content-Length included, as Koa answers HEAD.

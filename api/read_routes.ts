@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { agentRules } from './agent_rules.js';
 import type { NonceBook } from './nonces.js';
 import { nonceLimit, type NonceLimits } from './read_limiter.js';
-import { LedgerPages } from './ledger_pages.js';
+import type { LedgerPages } from './ledger_pages.js';
 import { parseOrThrow } from './parse.js';
 import { IMMUTABLE, type ReadOverride } from './read_mount.js';
-import { AGENT_ID_PATTERN, type Engine, type LedgerReader, isoAt } from '../engine/index.js';
+import { AGENT_ID_PATTERN, type Engine, isoAt } from '../engine/index.js';
 
 const NonceQuery = z.object({
   agent: z.string().regex(AGENT_ID_PATTERN, 'must be an agent id: ag_ followed by 16 lowercase hex digits'),
@@ -41,8 +41,7 @@ export function mountReadRoutes(router: Routes, deps: ReadDeps): void {
  * The ledger_read route answers with spliced bytes (LedgerPages), never parsing an
  * entry; the view answers the same for the MCP tool (test/read_catalogue.test.ts).
  */
-export function ledgerRoute(ledger: LedgerReader): ReadOverride {
-  const pages = new LedgerPages(ledger);
+export function ledgerRoute(pages: LedgerPages): ReadOverride {
   return (ctx, args) => {
     const { from, limit } = args as { from: number; limit: number };
     const { body, full } = pages.page(from, limit);

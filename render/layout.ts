@@ -48,7 +48,7 @@ const watchers_named_max = 3;
  * (the viewer's own first, when it is watched) and how many more. The list of ids itself
  * would be a wall of hex on every page.
  */
-function watchersHtml(ids: readonly string[]): string {
+export function watchersHtml(ids: readonly string[]): string {
   if (ids.length === 0) return '<aside class="watchers"><p>Nobody else is watching now.</p></aside>';
   const named = ids.slice(0, watchers_named_max).map((id) => `<code>${escapeHtml(id)}</code>`);
   const more = ids.length - named.length;
@@ -56,9 +56,19 @@ function watchersHtml(ids: readonly string[]): string {
   return `<aside class="watchers"><p>Watching now: ${count} (${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}).</p></aside>`;
 }
 
+/** What every page ends with, after its watchers line: a cached page is its HTML before this, and the line. */
+export const PAGE_END = '\n</body>\n</html>\n';
+
 /** Every page: the observation notice first (A5), then the content; nothing on it posts state (A1). */
 export function page(frame: PageFrame, body_html: string): string {
-  const watchers = frame.watchers ? watchersHtml(frame.watchers) : '';
+  return pageBeforeWatchers(frame, body_html) + (frame.watchers ? watchersHtml(frame.watchers) : '') + PAGE_END;
+}
+
+/**
+ * A page up to its watchers line: everything but the line and PAGE_END. The line names
+ * the viewer, so a page that is the same for every visitor is kept as this part.
+ */
+function pageBeforeWatchers(frame: PageFrame, body_html: string): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(frame.title)}</title>
@@ -72,9 +82,6 @@ ${frame.rail ? railHtml(frame.rail) : ''}
 <h1>${escapeHtml(frame.title)}</h1>
 ${body_html}
 </main>
-${watchers}
-</body>
-</html>
 `;
 }
 

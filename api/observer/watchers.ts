@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newVisitorId } from './visitor_cookie.js';
 
 export const watcher_window_ms = 15 * 60_000;
 const watchers_shown_max = 50;
@@ -15,7 +15,7 @@ export class Watchers {
   constructor(private readonly clock: () => number) {}
 
   static newVisitorId(): string {
-    return `v_${randomBytes(8).toString('hex')}`;
+    return newVisitorId();
   }
 
   saw(visitor_id: string): void {

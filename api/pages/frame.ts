@@ -27,21 +27,29 @@ export function pageFrame(
   title: string,
   now_ms: number = Date.now(),
 ): PageFrame & { visitor_id: string } {
+  const { visitor_id, watchers } = pageVisitor(deps, ctx);
+  return { title, nav: NAV_LINKS, now_ms, visitor_id, rail: railOf(deps.engine, deps.store), watchers };
+}
+
+/**
+ * The part of a page's frame that is the visitor's: its anonymous id (a cookie set for a
+ * new visitor, a returning one noted as watching) and the watchers line's ids. Sets the
+ * answer's type to HTML.
+ */
+export function pageVisitor(deps: FrameDeps, ctx: Context): { visitor_id: string; watchers: string[] } {
   // Counted as watching only once its cookie comes back: a client that keeps no cookies
   // (curl, a crawler) would otherwise be a new watcher on every request.
   const returning = returningVisitorIdOf(ctx);
   const visitor_id = returning ?? visitorIdOf(ctx);
   if (returning) deps.watchers.saw(visitor_id);
   ctx.type = 'text/html; charset=utf-8';
+  return { visitor_id, watchers: watchersShownTo(deps, visitor_id) };
+}
+
+/** The ids on the watchers line of a page shown to this visitor (the unwatched left out). */
+export function watchersShownTo(deps: Pick<FrameDeps, 'engine' | 'watchers'>, visitor_id: string): string[] {
   const observers = deps.engine.state.payments.observers;
-  return {
-    title,
-    nav: NAV_LINKS,
-    now_ms,
-    visitor_id,
-    rail: railOf(deps.engine, deps.store),
-    watchers: deps.watchers.watching((id) => ownValue(observers, id) !== undefined, visitor_id),
-  };
+  return deps.watchers.watching((id) => ownValue(observers, id) !== undefined, visitor_id);
 }
 
 /** The frame of a page shown to a visitor not counted as watching (a redeemed grant link): title and nav only. */

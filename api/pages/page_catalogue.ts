@@ -58,6 +58,13 @@ export interface PageDefinition<V = unknown, A = Record<string, unknown>> {
   args?: z.ZodObject;
   /** What the page shows (the parsed `args`), or null: nothing by that path. */
   view: (context: ReadContext, args: A) => V | null;
+  /**
+   * For a page without args whose HTML (all but the watchers line) follows from the state
+   * between ticks and the ledger's head alone, never from the time of the request: when this
+   * says so of its view, the rendered page is kept until the state or the head moves
+   * (api/pages/state_pages.ts). A page that shows a relative time must not have it.
+   */
+  keep_while_state?: (view: V) => boolean;
   /** The 404 page's sentence, for a page whose view can answer null. */
   missing?: string;
   html: (frame: PageFrame, view: V) => string;
@@ -82,6 +89,8 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
     nav: 'Home',
     listed: true,
     view: views.societyView,
+    // Kept once the vitals have folded the whole ledger: until then each request folds more.
+    keep_while_state: (view) => view.vitals.counting === null,
     html: homePage,
   }),
   definePage({

@@ -1,19 +1,22 @@
 import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
-import { FAVICON_SVG } from '../../render/layout.js';
+import { FAVICON_SVG, PAGE_END, watchersHtml } from '../../render/layout.js';
 import { SITE_CSS } from '../../render/site_css.js';
 import { MAP_SCRIPT } from '../../render/map_script.js';
 import { messagePage } from '../../render/treasury_pages.js';
 import { z } from 'zod';
 import { routeArgsParser } from '../read_mount.js';
 import { ValidationError } from '../refusal_error.js';
-import { pageFrame, type FrameDeps } from './frame.js';
+import { pageFrame, pageVisitor, type FrameDeps } from './frame.js';
+import { StatePages } from './state_pages.js';
 import { PAGE_CATALOGUE, type PageDefinition } from './page_catalogue.js';
 import { type ReadContext } from '../../engine/index.js';
 
 export interface PageDeps extends FrameDeps {
   /** What a view sees, taken afresh for each request (the same as the read catalogue's). */
   read: () => ReadContext;
+  /** The pages kept rendered between state changes (shared with the fast path in front of Koa). */
+  state_pages: StatePages;
 }
 
 const MARKDOWN_SUFFIX = '.md';
@@ -70,6 +73,13 @@ function mountPage(router: Routes, deps: PageDeps, page: PageDefinition): void {
     ctx.body = messagePage(pageFrame(deps, ctx, 'Not found'), [page.missing ?? 'There is no such page.']);
   };
   const answer = (ctx: Context, as_markdown: boolean, params: Record<string, string>) => {
+    if (!as_markdown && StatePages.keeps(page)) {
+      const before_watchers = deps.state_pages.beforeWatchers(page);
+      if (before_watchers !== null) {
+        ctx.body = before_watchers.html + watchersHtml(pageVisitor(deps, ctx).watchers) + PAGE_END;
+        return;
+      }
+    }
     let args: Record<string, unknown>;
     try {
       args = argsOf({ params, query: ctx.query }) as Record<string, unknown>;
