@@ -1,15 +1,20 @@
-import { generateKeyPairSync } from 'node:crypto';
+import sodium from 'sodium-native';
 import type { Engine } from '../engine/engine.js';
 import { agentIdOf } from '../engine/identity.js';
 
+const secret_key = Buffer.alloc(sodium.crypto_sign_SECRETKEYBYTES);
+
 /**
  * A fresh, strong ed25519 public key (base64url) whose private half is thrown away
- * (benches that do not sign). node:crypto makes one in far less time than a
- * scalar multiplication in JavaScript; the engine refuses keys outside the prime-order
- * subgroup, so random bytes will not do.
+ * (benches that do not sign); the engine refuses keys outside the prime-order subgroup,
+ * so random bytes will not do. libsodium, not node:crypto's generateKeyPairSync: Node 20
+ * deadlocked once in 10,000-key runs when a collection freed a key job while a key was
+ * being exported (the memory probe hung in a mutex, seen with gdb on 2026-11-25).
  */
 export function freshPubkey(): string {
-  return generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x as string;
+  const public_key = Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES);
+  sodium.crypto_sign_keypair(public_key, secret_key);
+  return public_key.toString('base64url');
 }
 
 /** Registers `count` members straight through the engine (benches skip HTTP and signatures); returns their ids. */

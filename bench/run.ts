@@ -42,7 +42,11 @@ interface Row {
 /** Resident memory of a society in its own process, so this process's benches do not count. */
 function memoryProbe(agents: number): number {
   const probe = fileURLToPath(new URL('./memory_probe.js', import.meta.url));
-  const output = execFileSync(process.execPath, ['--expose-gc', probe, String(agents)], { encoding: 'utf8' });
+  // A probe that hangs fails the run instead of stalling it (one did: see bench/members.ts).
+  const output = execFileSync(process.execPath, ['--expose-gc', probe, String(agents)], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   return (JSON.parse(output.trim().split('\n').pop()!) as { rss_mb: number }).rss_mb;
 }
 
