@@ -76,7 +76,7 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
           };
           samples[mode].push(sample);
           console.log(
-            `acts run ${i}/${RUNS}, ${mode}: server ${whole(sample.server.acts_per_second)}/s (p50 ${ms(sample.server.p50_ms)} ms, p99 ${ms(sample.server.p99_ms)} ms, ${whole(sample.server.server_cpu_us_per_act)} µs CPU/act) ${JSON.stringify(sample.server.statuses)}; ceiling ${whole(sample.bare.acts_per_second)}/s (${whole(sample.bare.server_cpu_us_per_act)} µs CPU/act)`,
+            `acts run ${i}/${RUNS}, ${mode}: server ${whole(sample.server.acts_per_second)}/s (p50 ${ms(sample.server.p50_ms)} ms, p99 ${ms(sample.server.p99_ms)} ms, ${whole(sample.server.server_cpu_us_per_act)} µs CPU/act) ${JSON.stringify(sample.server.statuses)}; ceiling ${whole(sample.bare.acts_per_second)}/s (p50 ${ms(sample.bare.p50_ms)} ms, p99 ${ms(sample.bare.p99_ms)} ms, ${whole(sample.bare.server_cpu_us_per_act)} µs CPU/act); ratio ${(sample.server.acts_per_second / sample.bare.acts_per_second).toFixed(2)}`,
           );
         }
       }
@@ -114,7 +114,10 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
         samples.push(await compareReads(society.url, society.pid, targets, Math.min(SECONDS, 3)));
         console.log(
           `reads run ${i}/${RUNS}: ${Object.entries(samples.at(-1)!)
-            .map(([path, r]) => `${path} ${whole(r.server)}/s vs ${whole(r.bare)}/s`)
+            .map(
+              ([path, r]) =>
+                `${path} ${whole(r.server)}/s vs ${whole(r.bare)}/s, CPU ${whole(r.server_cpu_us)} vs ${whole(r.bare_cpu_us)} µs (ratio ${(r.bare_cpu_us / r.server_cpu_us).toFixed(2)})`,
+            )
             .join('; ')}`,
         );
       }
