@@ -1,5 +1,3 @@
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { countdownsSteady } from '../api/motion_list_answer.js';
@@ -10,36 +8,12 @@ import { motionView } from '../engine/governance/motion_rules.js';
 import { motionList, type ReadContext, type SocietyState } from '../engine/index.js';
 import { ledgerRead } from '../engine/reads/ledger.js';
 import { PAGE_END } from '../render/layout.js';
+import { DECLINED, fastOnly, serve } from './helpers/fast_path.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { join, type Member } from './helpers/world.js';
 
 let society: TestSociety;
 let members: Member[];
-
-/** A listener of its own on an ephemeral port, closed by the returned function. */
-async function serve(listener: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-/** The fast paths alone: what they decline is answered 599, so a test sees it decline. */
-const DECLINED = 599;
-const fastOnly = (paths: TestSociety['paths']): RequestListener => {
-  return (req, res) => {
-    if (paths.fast(req, res)) return;
-    res.statusCode = DECLINED;
-    res.end();
-  };
-};
 
 let fast: { url: string; close(): Promise<void> };
 let general: { url: string; close(): Promise<void> };
