@@ -95,6 +95,16 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
           return `| ${MODE_LABEL[mode]} | ${whole(m((s) => s.server.acts_per_second))} | ${whole(m((s) => s.bare.acts_per_second))} | ${m((s) => s.server.acts_per_second / s.bare.acts_per_second).toFixed(2)} | ${ms(m((s) => s.server.p50_ms))} / ${ms(m((s) => s.server.p99_ms))} | ${ms(m((s) => s.bare.p50_ms))} / ${ms(m((s) => s.bare.p99_ms))} | ${whole(m((s) => s.server.server_cpu_us_per_act))} | ${whole(m((s) => s.bare.server_cpu_us_per_act))} | ${whole(m((s) => s.server.generator_cpu_us_per_act))} |`;
         }),
         '',
+        `Per run, rate ratio (server and ceiling CPU µs per act): ${MODES.map(
+          (mode) =>
+            `${MODE_LABEL[mode]} ${samples[mode]
+              .map(
+                (s) =>
+                  `${(s.server.acts_per_second / s.bare.acts_per_second).toFixed(2)} (${whole(s.server.server_cpu_us_per_act)}/${whole(s.bare.server_cpu_us_per_act)})`,
+              )
+              .join(', ')}`,
+        ).join('; ')}.`,
+        '',
         `Answers by act and status, last run: ${JSON.stringify(samples.handover.at(-1)!.server.statuses)} (a 409 is a refusal by the world's rules, a step into water or a dig into bedrock: a full round trip all the same, its nonce spent in a commit, but no ledger entry).`,
         '',
       );
@@ -132,6 +142,13 @@ if (SECTIONS.has('acts') || SECTIONS.has('reads')) {
           const m = (pick: (r: ReadComparison) => number) => median(samples.map((sample) => pick(sample[path]!)));
           return `| \`GET ${path}\` | ${whole(m((r) => r.server))} | ${whole(m((r) => r.bare))} | ${m((r) => r.server / r.bare).toFixed(2)} | ${whole(m((r) => r.server_cpu_us))} | ${whole(m((r) => r.bare_cpu_us))} | ${m((r) => r.bare_cpu_us / r.server_cpu_us).toFixed(2)} |`;
         }),
+        '',
+        `Per run, CPU ratio: ${Object.keys(samples[0]!)
+          .map(
+            (path) =>
+              `\`${path}\` ${samples.map((sample) => (sample[path]!.bare_cpu_us / sample[path]!.server_cpu_us).toFixed(2)).join(', ')}`,
+          )
+          .join('; ')}.`,
         '',
       );
     }
