@@ -1,7 +1,5 @@
-// Not the engine's front door: that loads the store's native addons (lmdb, libsodium) into every
-// worker thread, and a thread ended while one registered took the whole process down (napi_throw).
-import { sha256Hex } from '../engine/canonical.js';
-import { encodeChunk, type ChunkPlanes } from '../engine/world/chunk_codec.js';
+// The native-free door (engine/pure.ts): index.js would load lmdb and libsodium into every pool thread.
+import { sha256Hex, encodeChunk, type ChunkPlanes } from '../engine/pure.js';
 
 export interface ChunkTask {
   planes: {
