@@ -1,5 +1,3 @@
-import { newVisitorId } from './visitor_cookie.js';
-
 export const watcher_window_ms = 15 * 60_000;
 const watchers_shown_max = 50;
 const watchers_tracked_max = 2_000;
@@ -13,10 +11,6 @@ export class Watchers {
   private display: { at_ms: number; ids: string[] } | undefined;
 
   constructor(private readonly clock: () => number) {}
-
-  static newVisitorId(): string {
-    return newVisitorId();
-  }
 
   saw(visitor_id: string): void {
     this.seen.delete(visitor_id);

@@ -39,7 +39,9 @@ export class LogTree {
   /** Stored-hash index of the next hash appended; the ring holds indexes [ring_from, stored_count). */
   private stored_count: number;
   private ring_from: number;
-  private readonly ring = Buffer.alloc(RECENT_HASHES * HASH_BYTES);
+  private readonly ring = new Uint8Array(RECENT_HASHES * HASH_BYTES);
+  /** The same memory as a Buffer, for writing hex digests in place (typed-array slices stay the cheaper reads). */
+  private readonly ring_writer = Buffer.from(this.ring.buffer);
   private readonly read: StoredHashReader = (level, n) => this.nodeHash(level, n);
   /** An interior node's hash input, 0x01 || left || right, reused by every append. */
   private readonly node_input = Buffer.alloc(1 + 2 * HASH_BYTES);
@@ -71,13 +73,13 @@ export class LogTree {
     for (const text of entry_texts) {
       const n = this.leaves;
       let right_at = this.ringOffset(this.stored_count);
-      this.ring.write(sha256('sha256', `\u0000${text}`, 'hex'), right_at, 'hex');
+      this.ring_writer.write(sha256('sha256', `\u0000${text}`, 'hex'), right_at, 'hex');
       this.stored_count++;
       for (let level = 0, m = n; m % 2 === 1; level++, m = Math.floor(m / 2)) {
         this.copyHash(level, m - 1, 1);
         copy32(this.ring, right_at, this.node_input, 1 + HASH_BYTES);
         right_at = this.ringOffset(this.stored_count);
-        this.ring.write(sha256('sha256', this.node_input, 'hex'), right_at, 'hex');
+        this.ring_writer.write(sha256('sha256', this.node_input, 'hex'), right_at, 'hex');
         this.stored_count++;
       }
       this.ring_from = Math.max(this.ring_from, this.stored_count - RECENT_HASHES);
@@ -159,7 +161,7 @@ export class LogTree {
     if (stored_index >= this.ring_from) {
       const at = (stored_index % RECENT_HASHES) * HASH_BYTES;
       // A copy: the ring is overwritten as it wraps, and callers keep what they read.
-      return new Uint8Array(this.ring.subarray(at, at + HASH_BYTES));
+      return this.ring.slice(at, at + HASH_BYTES);
     }
     // Filed under the leaf that completed the subtree, as the level-th hash its append added.
     const leaf = (n + 1) * 2 ** level - 1;
