@@ -6,9 +6,8 @@ import { messageView } from '../api/aether_routes.js';
 import { feedPage } from '../engine/index.js';
 import type { AetherMessage } from '../engine/aether/aether_state.js';
 import { Engine, type Submission } from '../engine/engine.js';
-import { chainEntry } from '../engine/ledger.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { BareLedger } from './bare_ledger.js';
+import { BareLedger, finishedTexts, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
 import { freshPubkey, registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
@@ -52,7 +51,7 @@ export async function benchFeed(): Promise<{ large: number; small: number }> {
 const sends_per_call = 512;
 
 /** aether_send through the engine, durable, with Proof of Machine answered, beside the bare limit of the same entries. */
-export async function benchSends(sender_count = 2048): Promise<{ engine: number; bare: number }> {
+export async function benchSends(sender_count = 2048): Promise<DurableRates> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-aether-'));
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
@@ -93,16 +92,16 @@ export async function benchSends(sender_count = 2048): Promise<{ engine: number;
         };
       });
     };
+    let drafts: EntryDraft[] = [];
     let bare_entries: string[] = [];
     // The same entries, with answers of the same shape, without asking the engine for challenges.
-    const prepareBare = () => {
-      bare_entries = Array.from({ length: sends_per_call }, (_, index) => {
+    const prepareDrafts = () => {
+      drafts = Array.from({ length: sends_per_call }, (_, index) => {
         const actor = ids[index]!;
         const body = `{"act":"aether_send","challenge_id":"pom-${index}","payload":{"body":"a message from ${actor}","route":"global","scope":"auto"},"puzzle_solution":"${randomBytes(32).toString('hex')}"}`;
-        return chainEntry(
-          { seq: index, hash: '0'.repeat(64) },
-          now,
-          {
+        return {
+          at_ms: now,
+          event: {
             event_type: 'aether_sent',
             actor,
             data: {
@@ -112,9 +111,14 @@ export async function benchSends(sender_count = 2048): Promise<{ engine: number;
               route: 'global',
             },
           },
-          { ...proof, nonce: randomBytes(18).toString('base64url'), body },
-        ).json;
+          proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body },
+        };
       });
+    };
+    // The bare limit is handed finished text; the floor makes it, as the engine does.
+    const prepareBare = () => {
+      prepareDrafts();
+      bare_entries = finishedTexts(drafts);
     };
     const rates = await opsPerSecond([
       {
@@ -127,8 +131,14 @@ export async function benchSends(sender_count = 2048): Promise<{ engine: number;
         },
       },
       { name: 'bare', ops_per_call: sends_per_call, beforeEach: prepareBare, fn: () => bare.append(bare_entries) },
+      {
+        name: 'floor',
+        ops_per_call: sends_per_call,
+        beforeEach: prepareDrafts,
+        fn: () => bare.appendAsFormatsRequire(drafts),
+      },
     ]);
-    return { engine: rates.engine!, bare: rates.bare! };
+    return { engine: rates.engine!, bare: rates.bare!, floor: rates.floor! };
   } finally {
     await store.close();
     await bare.close();

@@ -1,28 +1,96 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { open, type RootDatabase, type Database } from 'lmdb';
+import { chainEntry, type LedgerEvent, type LedgerProof } from '../engine/ledger.js';
+import { LogTree } from '../engine/log/log_tree.js';
+import { leafHashesFrom, recordsOf } from '../engine/log/tree_batches.js';
+import type { LedgerHead } from '../engine/state.js';
+
+/** An entry as an act's apply emits it, before it is chained: what chainEntry takes besides the head. */
+export interface EntryDraft {
+  at_ms: number;
+  event: LedgerEvent;
+  proof?: LedgerProof;
+}
+
+/** A durable act's row: the engine, the bare limit, and the floor the formats set, each in entries' acts per second. */
+export interface DurableRates {
+  engine: number;
+  bare: number;
+  floor: number;
+}
+
+/** The bare limit's input: the drafts chained ahead of time (each after a zero head), as finished text. */
+export function finishedTexts(drafts: EntryDraft[]): string[] {
+  const zero = '0'.repeat(64);
+  return drafts.map(
+    (draft, index) => chainEntry({ seq: index, hash: zero }, draft.at_ms, draft.event, draft.proof).json,
+  );
+}
 
 /**
  * The bare limit of a durable append: SHA-256 of an entry's bytes and one lmdb put,
  * committed the same way as the engine commits (fsync before the promise resolves),
- * with no engine around it.
+ * with no engine around it. Beside it, the floor that the ledger's public formats set
+ * (appendAsFormatsRequire): what any engine keeping this ledger must do per entry.
  */
 export class BareLedger {
   private readonly root: RootDatabase;
   private readonly db: Database<string, number>;
+  /** The floor's own tables, so that its keys never meet the bare limit's. */
+  private readonly floor_ledger: Database<string, number>;
+  private readonly floor_tree: Database<Uint8Array, number>;
   private seq = 0;
+  private head: LedgerHead = { seq: 0, hash: '0'.repeat(64) };
+  /** The floor's tree, read back the way the engine's store reads its own (older hashes leave the memory ring). */
+  private readonly floor_log = new LogTree({
+    treeLeafCount: () => 0,
+    treeRecord: (leaf) => leafHashesFrom((key) => this.floor_tree.get(key), leaf),
+  });
 
   constructor(dir: string) {
     this.root = open({ path: join(dir, 'bare'), overlappingSync: false, noSync: false });
     this.db = this.root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
+    this.floor_ledger = this.root.openDB<string, number>({ name: 'floor', keyEncoding: 'uint32', encoding: 'string' });
+    this.floor_tree = this.root.openDB<Uint8Array, number>({
+      name: 'floor_tree',
+      keyEncoding: 'uint32',
+      encoding: 'binary',
+    });
   }
 
+  /** SHA-256 and a put of text already made: the ceiling of every durable act row. */
   async append(entries: string[]): Promise<void> {
     let last: Promise<boolean> | undefined;
     for (const bytes of entries) {
       createHash('sha256').update(bytes).digest('hex');
       last = this.db.put(++this.seq, bytes);
     }
+    await last;
+  }
+
+  /**
+   * The same entries from their drafts, doing only what the public formats ask
+   * (PROTOCOL.md: the ledger recipe, the transparency log), with the engine's own code
+   * for each part: the entry's JCS text and chain hash (chainEntry), the RFC 6962 leaf
+   * hash of the JSON as served and the interior node hashes (LogTree.append, about
+   * one per leaf), the entry's put, and the tree's hashes in records of 16 leaves
+   * (recordsOf). No rules, no state, no log of the actions: an engine can approach this
+   * floor but not pass it while the formats stay as they are.
+   */
+  async appendAsFormatsRequire(drafts: EntryDraft[]): Promise<void> {
+    let last: Promise<boolean> | undefined;
+    const texts: string[] = new Array(drafts.length);
+    const first_leaf = this.head.seq;
+    for (let i = 0; i < drafts.length; i++) {
+      const draft = drafts[i]!;
+      const chained = chainEntry(this.head, draft.at_ms, draft.event, draft.proof);
+      this.head = { seq: chained.seq, hash: chained.hash };
+      texts[i] = chained.json;
+      last = this.floor_ledger.put(chained.seq, chained.json);
+    }
+    for (const { leaf, record } of recordsOf(first_leaf, this.floor_log.append(texts)))
+      last = this.floor_tree.put(leaf, record);
     await last;
   }
 

@@ -3,11 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine, type Submission } from '../engine/engine.js';
-import { chainEntry } from '../engine/ledger.js';
 import { ayeShare } from '../engine/governance/motion_rules.js';
 import type { Motion } from '../engine/governance/governance_state.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { BareLedger } from './bare_ledger.js';
+import { BareLedger, finishedTexts, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
 import { freshPubkey, registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
@@ -27,7 +26,7 @@ function readTally(motion: Motion) {
  */
 export async function benchVotes(
   member_count = 10_000,
-): Promise<{ engine: number; bare: number; tally_few: number; tally_many: number }> {
+): Promise<DurableRates & { tally_few: number; tally_many: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-votes-'));
   let now = Date.parse('2026-11-21T10:00:00Z');
   const store = new LmdbStore(join(dir, 'engine'));
@@ -91,22 +90,27 @@ export async function benchVotes(
         };
       });
     };
+    let drafts: EntryDraft[] = [];
     let bare_entries: string[] = [];
-    const prepareBare = () => {
+    const prepareDrafts = () => {
       prepare();
-      bare_entries = batch.map((vote, index) => {
+      drafts = batch.map((vote) => {
         const { choice } = vote.payload as { choice: string };
-        return chainEntry(
-          { seq: index, hash: '0'.repeat(64) },
-          now,
-          {
+        return {
+          at_ms: now,
+          event: {
             event_type: 'vote_cast',
             actor: vote.actor,
             data: { agent_id: vote.actor, choice, motion_id, revision: 3 },
           },
-          vote.proof,
-        ).json;
+          proof: vote.proof,
+        };
       });
+    };
+    // The bare limit is handed finished text; the floor makes it, as the engine does.
+    const prepareBare = () => {
+      prepareDrafts();
+      bare_entries = finishedTexts(drafts);
     };
     const rates = await opsPerSecond([
       {
@@ -119,6 +123,12 @@ export async function benchVotes(
         },
       },
       { name: 'bare', ops_per_call: votes_per_call, beforeEach: prepareBare, fn: () => bare.append(bare_entries) },
+      {
+        name: 'floor',
+        ops_per_call: votes_per_call,
+        beforeEach: prepareDrafts,
+        fn: () => bare.appendAsFormatsRequire(drafts),
+      },
     ]);
     const motions = engine.state.governance.motions;
     const reads = await opsPerSecond(
@@ -128,7 +138,13 @@ export async function benchVotes(
       ],
       500,
     );
-    return { engine: rates.engine!, bare: rates.bare!, tally_few: reads.few!, tally_many: reads.many! };
+    return {
+      engine: rates.engine!,
+      bare: rates.bare!,
+      floor: rates.floor!,
+      tally_few: reads.few!,
+      tally_many: reads.many!,
+    };
   } finally {
     await store.close();
     await bare.close();
