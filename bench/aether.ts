@@ -7,6 +7,7 @@ import { feedPage } from '../engine/index.js';
 import type { AetherMessage } from '../engine/aether/aether_state.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { MemoryStore } from '../engine/store/memory_store.js';
 import { BareLedger, finishedTexts, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
 import { freshPubkey, registerMembers } from './members.js';
@@ -143,5 +144,52 @@ export async function benchSends(sender_count = 2048): Promise<DurableRates> {
     await store.close();
     await bare.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Challenge requests per timed call: a batch of the size a busy Aether's tick takes. */
+const challenges_per_call = 512;
+
+/**
+ * pom_challenge, which every Aether message needs first, in a society of 10,000 members each
+ * holding two outstanding challenges, against the same request in a society of 100: the
+ * request must cost the asker's own challenges, not everyone's (engine/pom/challenge_index.ts).
+ * Both on the memory store: the commit is the same size on either side, the apply is the question.
+ */
+export async function benchChallenges(): Promise<{ large: number; small: number }> {
+  const societies = await Promise.all(
+    [10_000, 100].map(async (members) => {
+      let now = Date.parse('2026-11-21T10:00:00Z');
+      const engine = await Engine.open(
+        new MemoryStore(),
+        { founder_pubkey: freshPubkey(), world_seed: 'tessera-genesis', params: { pom_deadline_ms: 1_000 } },
+        { clock: () => (now += 1) },
+      );
+      const ids = await registerMembers(engine, members, 'asker');
+      const ask = (actor: string) => engine.submit({ act: 'pom_challenge', actor, payload: { intent: 'aether_send' } });
+      for (let round = 0; round < 2; round++) await Promise.all(ids.map(ask));
+      let cursor = 0;
+      return {
+        // A batch starts past every deadline: each asker clears its stale challenges and gets a new one,
+        // never reaching the limit of 8, while the askers not reached yet keep theirs.
+        fn: async () => {
+          now += 2_000;
+          const asked = await Promise.all(
+            Array.from({ length: challenges_per_call }, () => ask(ids[cursor++ % ids.length]!)),
+          );
+          if (!asked[0]!.ok) throw new Error(`challenge refused: ${asked[0]!.code}`);
+        },
+        close: () => engine.drain(),
+      };
+    }),
+  );
+  try {
+    const rates = await opsPerSecond([
+      { name: 'large', ops_per_call: challenges_per_call, fn: societies[0]!.fn },
+      { name: 'small', ops_per_call: challenges_per_call, fn: societies[1]!.fn },
+    ]);
+    return { large: rates.large!, small: rates.small! };
+  } finally {
+    await Promise.all(societies.map((society) => society.close()));
   }
 }

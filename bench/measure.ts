@@ -15,7 +15,8 @@ export interface TaskSpec {
   /** How many operations one call of fn performs (a batch of appends counts its entries). */
   ops_per_call: number;
   fn: () => unknown;
-  beforeEach?: () => void;
+  /** Untimed preparation before each call; may be async (a bench that asks the engine for challenges). */
+  beforeEach?: () => void | Promise<void>;
 }
 
 /** Runs tasks side by side in one tinybench and returns operations per second for each. */
@@ -81,7 +82,7 @@ async function profileTask(task: TaskSpec, time_ms: number, dir: string): Promis
   }
   const until = performance.now() + time_ms;
   while (performance.now() < until) {
-    task.beforeEach?.();
+    await task.beforeEach?.();
     await task.fn();
   }
   const { profile } = heap ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');

@@ -8,7 +8,7 @@ import { benchKeyJudging, benchSignatures } from './signatures.js';
 import { benchAllChunks, benchChunkEncode, benchMoves } from './world.js';
 import { benchVotes } from './governance.js';
 import type { DurableRates } from './bare_ledger.js';
-import { benchFeed, benchSends } from './aether.js';
+import { benchChallenges, benchFeed, benchSends } from './aether.js';
 import { READ_ROWS, benchReads, readLabel } from './load.js';
 import { benchDrill } from './drill.js';
 import { benchInclusionProofs, benchTileReads, TILE_ROWS } from './log.js';
@@ -194,6 +194,17 @@ const rows: Row[] = [
     target: 0.8,
     measure: async () => {
       const r = await benchFeed();
+      return { subject: r.large, reference: r.small };
+    },
+    samples: [],
+  },
+  {
+    figure: 'pom_challenge, 10,000 members holding 2 each (requests/s)',
+    measured: "the request through the engine: the asker's own challenges counted, stale ones cleared, one issued",
+    against: 'the same request in a society of 100 members',
+    target: 0.8,
+    measure: async () => {
+      const r = await benchChallenges();
       return { subject: r.large, reference: r.small };
     },
     samples: [],

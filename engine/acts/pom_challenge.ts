@@ -5,6 +5,7 @@ import { findAct } from '../catalogue.js';
 import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
 import { makeChallenge } from '../pom/challenges.js';
+import { challengesOf, issueChallenge, removeChallenge } from '../pom/challenge_index.js';
 
 const outstanding_per_agent_max = 8;
 
@@ -30,7 +31,7 @@ export const pomChallenge = defineAct({
     if (!act) return refuse('UNKNOWN_ACT', `There is no act named '${intent}'.`);
     if (!act.gates.pom) return refuse('POM_NOT_REQUIRED', `${intent} needs no Proof of Machine.`);
     const challenges = state.pom.challenges;
-    const mine = Object.values(challenges).filter((c) => c.agent_id === actor);
+    const mine = challengesOf(challenges, actor);
     const live = mine.filter((c) => !c.used && c.expires_at_ms >= at_ms);
     if (live.length >= outstanding_per_agent_max)
       return refuse(
@@ -38,13 +39,13 @@ export const pomChallenge = defineAct({
         `At most ${outstanding_per_agent_max} challenges outstanding; answer or let some expire.`,
         { retry_after_seconds: Math.ceil(state.params.pom_deadline_ms / 1000) },
       );
-    for (const stale of mine) if (stale.used || stale.expires_at_ms < at_ms) delete challenges[stale.challenge_id];
+    for (const stale of mine) if (stale.used || stale.expires_at_ms < at_ms) removeChallenge(challenges, stale);
 
     const counter = ++state.pom.counter;
     const content = makeChallenge(state.world_seed, counter);
     const challenge_id = `pom-${counter}`;
     const expires_at_ms = at_ms + state.params.pom_deadline_ms;
-    challenges[challenge_id] = {
+    issueChallenge(challenges, {
       challenge_id,
       agent_id: actor,
       intent,
@@ -52,7 +53,7 @@ export const pomChallenge = defineAct({
       answer: content.answer,
       expires_at_ms,
       used: false,
-    };
+    });
     ctx.emit({
       event_type: 'pom_challenge_issued',
       actor,
