@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { benchLedgerAppend } from './ledger_append.js';
 import { machineLine, median } from './measure.js';
 import { benchKeyJudging, benchSignatures } from './signatures.js';
-import { benchAllChunks, benchChunkEncode, benchMoves } from './world.js';
+import { benchAllChunks, benchChunkEncode, benchLooks, benchMoves } from './world.js';
 import { benchVotes } from './governance.js';
 import type { DurableRates } from './bare_ledger.js';
 import { benchChallenges, benchFeed, benchSends } from './aether.js';
@@ -164,6 +164,16 @@ const rows: Row[] = [
     samples: [],
   },
   floorRow('world_move', 'moves', moves),
+  {
+    figure: 'world_look, 10,000 members (looks/s)',
+    measured: 'a radius-2 look by each member in turn: tiles, their members, AP and standing',
+    against: 'the same look in a society of 100 members',
+    measure: async () => {
+      const r = await benchLooks();
+      return { subject: r.large, reference: r.small };
+    },
+    samples: [],
+  },
   {
     figure: 'vote_cast, durable, 10,000 members on one motion (votes/s)',
     measured: 'engine: checks, tally kept vote by vote, roll, ledger entry, LMDB commit per tick',

@@ -7,6 +7,9 @@ import { ChunkCache } from '../api/chunk_cache.js';
 import { builtChunk } from '../api/chunk_worker.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
+import { MemoryStore } from '../engine/store/memory_store.js';
+import { findAct } from '../engine/catalogue.js';
+import type { ReadAct } from '../engine/act.js';
 import {
   CHUNK_COUNT,
   CHUNK_SIZE,
@@ -216,5 +219,45 @@ export async function benchMoves(agent_count = 10_000): Promise<DurableRates> {
     await store.close();
     await bare.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * world_look (radius 2) by every member in turn in a society of 10,000 members, against
+ * the same look in a society of 100: who stands near is read from the tiles around the
+ * looker (engine/world/agent_places.ts), not from every member. Both societies as
+ * registration leaves them, the newest members around the spawn point, so a look near
+ * it lists more members in the larger one.
+ */
+export async function benchLooks(): Promise<{ large: number; small: number }> {
+  const look = findAct('world_look') as ReadAct;
+  const payload = look.payload.parse({});
+  const societies = await Promise.all(
+    [10_000, 100].map(async (members) => {
+      let now = Date.parse('2026-11-21T10:00:00Z');
+      const engine = await Engine.open(
+        new MemoryStore(),
+        { founder_pubkey: freshPubkey(), world_seed: BENCH_SEED },
+        { clock: () => (now += 1) },
+      );
+      const ids = await registerMembers(engine, members, 'looker');
+      let cursor = 0;
+      return {
+        engine,
+        fn: () => {
+          const seen = engine.read(look, ids[cursor++ % ids.length]!, payload);
+          if (!seen.ok) throw new Error(`look refused: ${seen.code}`);
+        },
+      };
+    }),
+  );
+  try {
+    const rates = await opsPerSecond([
+      { name: 'large', ops_per_call: 1, fn: societies[0]!.fn },
+      { name: 'small', ops_per_call: 1, fn: societies[1]!.fn },
+    ]);
+    return { large: rates.large!, small: rates.small! };
+  } finally {
+    await Promise.all(societies.map((society) => society.engine.drain()));
   }
 }

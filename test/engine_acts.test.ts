@@ -3,6 +3,7 @@ import { generateKey, type AgentKey } from '../client/keys.js';
 import { tileIndex, type SubmitResult, type WorldState } from '../engine/index.js';
 import { findTile, stepInto } from './helpers/world.js';
 import * as harness from './helpers/memory_engine.js';
+import { moveAgent } from '../engine/world/agent_places.js';
 
 /**
  * The acts driven through the real Engine on the memory store, beside the HTTP tests:
@@ -53,9 +54,7 @@ const world = (): WorldState => under.engine.state.world;
 
 /** Test arrangement only: puts an agent on a tile directly, as if it had walked there. */
 function standOn(key: AgentKey, x: number, y: number): void {
-  const agent = world().agents.get(key.agent_id)!;
-  agent.x = x;
-  agent.y = y;
+  moveAgent(world(), world().agents.get(key.agent_id)!, x, y);
 }
 
 /** A plains tile with a neighbour of the biome, and the direction of that neighbour. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { agentsWithin } from '../world/agent_places.js';
 import { defineReadAct } from '../act.js';
 import { isoAt } from '../time.js';
 import { apAt, nextApAtMs } from '../world/ap.js';
@@ -25,9 +26,7 @@ export const worldLook = defineReadAct({
     const { world, params } = ctx.state;
     const agent = memberOf(ctx);
     const around = [];
-    const near = [...world.agents.values()].filter(
-      (other) => Math.abs(other.x - agent.x) <= radius && Math.abs(other.y - agent.y) <= radius,
-    );
+    const near = agentsWithin(world, agent.x - radius, agent.y - radius, agent.x + radius, agent.y + radius);
     for (let y = Math.max(0, agent.y - radius); y <= Math.min(WORLD_SIZE - 1, agent.y + radius); y++) {
       for (let x = Math.max(0, agent.x - radius); x <= Math.min(WORLD_SIZE - 1, agent.x + radius); x++) {
         const view = tileView(world, x, y);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { moveAgent } from '../world/agent_places.js';
 import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { arrive, payExplorationBonus } from '../world/exploration.js';
@@ -60,8 +61,7 @@ export const worldMove = defineMemberAct({
 
     const from = { x: agent.x, y: agent.y };
     pay(ctx, agent, cost);
-    agent.x = x;
-    agent.y = y;
+    moveAgent(world, agent, x, y);
     ctx.emit({
       event_type: 'agent_moved',
       actor: agent.agent_id,

@@ -1,4 +1,5 @@
 import type { ApplyContext } from '../act.js';
+import { placeAgent } from './agent_places.js';
 import { arrive } from './exploration.js';
 import type { WorldAgent } from './world_state.js';
 
@@ -18,6 +19,7 @@ export function joinWorld(ctx: ApplyContext, agent_id: string, at: { x: number; 
     explore_bonus_tiles: 0,
   };
   world.agents.set(agent_id, agent);
+  placeAgent(world, agent);
   world.agent_order.push(agent_id);
   // Tiles revealed at the spawn point earn no exploration bonus: nobody chose to go there.
   arrive(ctx, agent, at.x, at.y);

@@ -1,4 +1,5 @@
 import { isoAt } from '../time.js';
+import { agentsWithin } from './agent_places.js';
 import { CHUNK_SIZE, WORLD_SIZE, inWorld, tileIndex } from './geometry.js';
 import { BIOMES, BLOCKS, materialName } from './materials.js';
 import { PLACED, isRevealed, isSolid, materialAt, type WorldState } from './world_state.js';
@@ -153,13 +154,9 @@ export function chunkSummary(world: WorldState, chunk_x: number, chunk_y: number
       if (world.roads.has(index)) roads++;
     }
   }
-  const agents = [...world.agents.values()]
-    .filter(
-      (agent) =>
-        Math.floor(agent.x / CHUNK_SIZE) === chunk_x &&
-        Math.floor(agent.y / CHUNK_SIZE) === chunk_y &&
-        isRevealed(world, tileIndex(agent.x, agent.y)),
-    )
+  const [x0, y0] = [chunk_x * CHUNK_SIZE, chunk_y * CHUNK_SIZE];
+  const agents = agentsWithin(world, x0, y0, x0 + CHUNK_SIZE - 1, y0 + CHUNK_SIZE - 1)
+    .filter((agent) => isRevealed(world, tileIndex(agent.x, agent.y)))
     .map((agent) => ({ agent_id: agent.agent_id, x: agent.x, y: agent.y }));
   return {
     chunk_x,

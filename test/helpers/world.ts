@@ -1,3 +1,4 @@
+import { moveAgent } from '../../engine/world/agent_places.js';
 import { generateKey, type AgentKey } from '../../client/keys.js';
 import { TesseraClient, TesseraError } from '../../client/sdk.js';
 import { DIRECTIONS, WORLD_SIZE, tileIndex, type Direction } from '../../engine/world/geometry.js';
@@ -27,9 +28,8 @@ export function worldOf(society: TestSociety): WorldState {
 
 /** Test arrangement only: puts a member on a tile directly, as if it had walked there. */
 export function standOn(society: TestSociety, member: Member, x: number, y: number): void {
-  const agent = worldOf(society).agents.get(member.id)!;
-  agent.x = x;
-  agent.y = y;
+  const world = worldOf(society);
+  moveAgent(world, world.agents.get(member.id)!, x, y);
 }
 
 /** The nearest tile to (from_x, from_y), ring by ring, that satisfies the test. */
