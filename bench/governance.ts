@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine, type Submission } from '../engine/engine.js';
 import { ayeShare } from '../engine/governance/motion_rules.js';
-import type { Motion } from '../engine/governance/governance_state.js';
+import type { BulletinItem, Motion } from '../engine/governance/governance_state.js';
+import { findAct } from '../engine/catalogue.js';
+import type { SocietyState } from '../engine/state.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
 import { BareLedger, finishedTexts, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
@@ -150,4 +152,34 @@ export async function benchVotes(
     await bare.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A member's bulletin allowance (checked by every post, reported on every answer to one) on a
+ * board of 100,000 posts by 10,000 members, against a board of 100: the poster's own posts are
+ * read, not the board's (engine/governance/bulletin_index.ts).
+ */
+export async function benchBulletinAllowance(): Promise<{ large: number; small: number }> {
+  const allowance = findAct('bulletin_post')!.allowance!;
+  const boards = [100_000, 100].map((posts) => {
+    const members = Math.max(1, posts / 10);
+    const bulletin: BulletinItem[] = Array.from({ length: posts }, (_, i) => ({
+      bulletin_id: i + 1,
+      agent_id: `ag_${i % members}`,
+      at_ms: i * 1_000,
+      title: '',
+      body: 'a notice',
+    }));
+    const state = { governance: { bulletin }, params: { bulletin_posts_per_day_max: 10 } } as unknown as SocietyState;
+    let cursor = 0;
+    return () => allowance(state, `ag_${cursor++ % members}`, posts * 1_000);
+  });
+  const rates = await opsPerSecond(
+    [
+      { name: 'large', ops_per_call: 1, fn: boards[0]! },
+      { name: 'small', ops_per_call: 1, fn: boards[1]! },
+    ],
+    1000,
+  );
+  return { large: rates.large!, small: rates.small! };
 }

@@ -6,7 +6,7 @@ import { benchLedgerAppend } from './ledger_append.js';
 import { machineLine, median } from './measure.js';
 import { benchKeyJudging, benchSignatures } from './signatures.js';
 import { benchAllChunks, benchChunkEncode, benchLooks, benchMoves } from './world.js';
-import { benchVotes } from './governance.js';
+import { benchBulletinAllowance, benchVotes } from './governance.js';
 import type { DurableRates } from './bare_ledger.js';
 import { benchChallenges, benchFeed, benchSends } from './aether.js';
 import { READ_ROWS, benchReads, readLabel } from './load.js';
@@ -194,6 +194,18 @@ const rows: Row[] = [
     measure: async () => {
       const r = await votes();
       return { subject: r.tally_many, reference: r.tally_few };
+    },
+    samples: [],
+  },
+  {
+    figure: 'bulletin allowance on a board of 100,000 posts by 10,000 members (checks/s)',
+    measured:
+      "the poster's posts in the rolling day, as every bulletin_post and its answer's RateLimit headers read them",
+    against: 'the same check on a board of 100 posts',
+    target: 0.8,
+    measure: async () => {
+      const r = await benchBulletinAllowance();
+      return { subject: r.large, reference: r.small };
     },
     samples: [],
   },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { multiLineText, oneLineText } from '../text.js';
 import { defineMemberAct } from '../act.js';
 import { rollingAllowance, rollingRefusal } from '../rolling_limit.js';
+import { postTimesOf } from '../governance/bulletin_index.js';
 import type { SocietyState } from '../state.js';
 import type { EpochMs } from '../time.js';
 
@@ -9,7 +10,7 @@ const DAY_MS = 86_400_000;
 
 /** Bulletin posts a member may still pin: bulletin_posts_per_day_max in any rolling day. */
 function postingAllowance(state: Readonly<SocietyState>, actor: string, at_ms: EpochMs) {
-  const posted = state.governance.bulletin.filter((item) => item.agent_id === actor).map((item) => item.at_ms);
+  const posted = postTimesOf(state.governance.bulletin, actor);
   return rollingAllowance(posted, at_ms, DAY_MS, state.params.bulletin_posts_per_day_max);
 }
 
