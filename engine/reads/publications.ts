@@ -44,15 +44,28 @@ export const dispatchList = defineRead({
   }),
 });
 
-/** A page of a history, newest first: at most `limit` items whose id is below `before` (all, without it). */
-function newestBefore<T>(
+/**
+ * A page of a history, newest first: at most `limit` items whose id is below `before` (all,
+ * without it). Histories only grow at their end, in ascending id order, so the page's end
+ * is found by bisection: a page deep in a long chronicle costs its length, not the history's.
+ */
+export function newestBefore<T>(
   items: readonly T[],
   idOf: (item: T) => number,
   before: number | undefined,
   limit: number,
 ): T[] {
-  const older = before === undefined ? items : items.filter((item) => idOf(item) < before);
-  return older.slice(-limit).reverse();
+  let end = items.length;
+  if (before !== undefined) {
+    // The first index whose id is at least `before`.
+    let low = 0;
+    while (low < end) {
+      const middle = (low + end) >>> 1;
+      if (idOf(items[middle]!) < before) low = middle + 1;
+      else end = middle;
+    }
+  }
+  return items.slice(Math.max(0, end - limit), end).reverse();
 }
 
 export const bulletinList = defineRead({
