@@ -7,6 +7,7 @@ import { stateHash } from '../engine/state.js';
 import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
 import { join, refusal } from './helpers/world.js';
+import { RECORD_LEAVES, leafHashesIn } from '../engine/log/tree_batches.js';
 
 const run = promisify(execFile);
 let society: TestSociety;
@@ -45,15 +46,22 @@ describe('backups and restore drills', () => {
       keyEncoding: 'uint32',
       encoding: 'binary',
     });
-    const original = Uint8Array.from(tree.get(seq - 1)!);
+    // Leaf seq - 1 sits in a record of up to 16 leaves, filed under the record's first leaf
+    // (engine/log/tree_batches.ts): which one depends on where the ticks fell.
+    const leaf = seq - 1;
+    const key = Array.from({ length: RECORD_LEAVES }, (_, back) => leaf - back).find((first) => {
+      const stored = first >= 0 ? tree.get(first) : undefined;
+      return stored !== undefined && leafHashesIn(first, stored, leaf) !== undefined;
+    })!;
+    const original = Uint8Array.from(tree.get(key)!);
     const record = Uint8Array.from(original);
-    record[0]! ^= 1;
-    await tree.put(seq - 1, record);
+    leafHashesIn(key, record, leaf)![0]! ^= 1;
+    await tree.put(key, record);
     const drill = await founder.signed<any>('POST', '/operator/restore-drill', undefined);
     expect(drill.outcome).toBe('failed');
     expect(drill.detail).toContain(`Merkle tree`);
     expect(drill.detail).toContain(`seq ${seq}`);
-    await tree.put(seq - 1, original);
+    await tree.put(key, original);
     expect((await founder.signed<any>('POST', '/operator/restore-drill', undefined)).outcome).toBe('passed');
   });
 
