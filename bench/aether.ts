@@ -7,10 +7,9 @@ import { feedPage } from '../engine/index.js';
 import type { AetherMessage } from '../engine/aether/aether_state.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { MemoryStore } from '../engine/store/memory_store.js';
-import { BareLedger, finishedTexts, type DurableRates, type EntryDraft } from './bare_ledger.js';
+import { BareLedger, bareAndFloorTasks, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
-import { freshPubkey, registerMembers } from './members.js';
+import { freshPubkey, memorySociety, registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
 
 function history(count: number): AetherMessage[] {
@@ -93,11 +92,9 @@ export async function benchSends(sender_count = 2048): Promise<DurableRates> {
         };
       });
     };
-    let drafts: EntryDraft[] = [];
-    let bare_entries: string[] = [];
     // The same entries, with answers of the same shape, without asking the engine for challenges.
-    const prepareDrafts = () => {
-      drafts = Array.from({ length: sends_per_call }, (_, index) => {
+    const draft = (): EntryDraft[] =>
+      Array.from({ length: sends_per_call }, (_, index) => {
         const actor = ids[index]!;
         const body = `{"act":"aether_send","challenge_id":"pom-${index}","payload":{"body":"a message from ${actor}","route":"global","scope":"auto"},"puzzle_solution":"${randomBytes(32).toString('hex')}"}`;
         return {
@@ -115,12 +112,6 @@ export async function benchSends(sender_count = 2048): Promise<DurableRates> {
           proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body },
         };
       });
-    };
-    // The bare limit is handed finished text; the floor makes it, as the engine does.
-    const prepareBare = () => {
-      prepareDrafts();
-      bare_entries = finishedTexts(drafts);
-    };
     const rates = await opsPerSecond([
       {
         name: 'engine',
@@ -131,13 +122,7 @@ export async function benchSends(sender_count = 2048): Promise<DurableRates> {
           if (!outcomes[0]!.ok) throw new Error(`send refused: ${outcomes[0]!.code}`);
         },
       },
-      { name: 'bare', ops_per_call: sends_per_call, beforeEach: prepareBare, fn: () => bare.append(bare_entries) },
-      {
-        name: 'floor',
-        ops_per_call: sends_per_call,
-        beforeEach: prepareDrafts,
-        fn: () => bare.appendAsFormatsRequire(drafts),
-      },
+      ...bareAndFloorTasks(bare, sends_per_call, draft),
     ]);
     return { engine: rates.engine!, bare: rates.bare!, floor: rates.floor! };
   } finally {
@@ -159,13 +144,7 @@ const challenges_per_call = 512;
 export async function benchChallenges(): Promise<{ large: number; small: number }> {
   const societies = await Promise.all(
     [10_000, 100].map(async (members) => {
-      let now = Date.parse('2026-11-21T10:00:00Z');
-      const engine = await Engine.open(
-        new MemoryStore(),
-        { founder_pubkey: freshPubkey(), world_seed: 'tessera-genesis', params: { pom_deadline_ms: 1_000 } },
-        { clock: () => (now += 1) },
-      );
-      const ids = await registerMembers(engine, members, 'asker');
+      const { engine, ids, advance } = await memorySociety(members, 'asker', { pom_deadline_ms: 1_000 });
       const ask = (actor: string) => engine.submit({ act: 'pom_challenge', actor, payload: { intent: 'aether_send' } });
       for (let round = 0; round < 2; round++) await Promise.all(ids.map(ask));
       let cursor = 0;
@@ -173,7 +152,7 @@ export async function benchChallenges(): Promise<{ large: number; small: number 
         // A batch starts past every deadline: each asker clears its stale challenges and gets a new one,
         // never reaching the limit of 8, while the askers not reached yet keep theirs.
         fn: async () => {
-          now += 2_000;
+          advance(2_000);
           const asked = await Promise.all(
             Array.from({ length: challenges_per_call }, () => ask(ids[cursor++ % ids.length]!)),
           );

@@ -5,6 +5,7 @@ import { chainEntry, type LedgerEvent, type LedgerProof } from '../engine/ledger
 import { LogTree } from '../engine/log/log_tree.js';
 import { leafHashesFrom, recordsOf } from '../engine/log/tree_batches.js';
 import type { LedgerHead } from '../engine/state.js';
+import type { TaskSpec } from './measure.js';
 
 /** An entry as an act's apply emits it, before it is chained: what chainEntry takes besides the head. */
 export interface EntryDraft {
@@ -21,11 +22,40 @@ export interface DurableRates {
 }
 
 /** The bare limit's input: the drafts chained ahead of time (each after a zero head), as finished text. */
-export function finishedTexts(drafts: EntryDraft[]): string[] {
+function finishedTexts(drafts: EntryDraft[]): string[] {
   const zero = '0'.repeat(64);
   return drafts.map(
     (draft, index) => chainEntry({ seq: index, hash: zero }, draft.at_ms, draft.event, draft.proof).json,
   );
+}
+
+/**
+ * A durable act's two references, beside its engine task: the bare limit, handed the
+ * entries as finished text, and the floor, which makes the text as the engine does. Both
+ * take what `draft` gives for one timed call (untimed), the same entries the engine's
+ * task writes.
+ */
+export function bareAndFloorTasks(bare: BareLedger, ops_per_call: number, draft: () => EntryDraft[]): TaskSpec[] {
+  let drafts: EntryDraft[] = [];
+  let texts: string[] = [];
+  return [
+    {
+      name: 'bare',
+      ops_per_call,
+      beforeEach: () => {
+        texts = finishedTexts(draft());
+      },
+      fn: () => bare.append(texts),
+    },
+    {
+      name: 'floor',
+      ops_per_call,
+      beforeEach: () => {
+        drafts = draft();
+      },
+      fn: () => bare.appendAsFormatsRequire(drafts),
+    },
+  ];
 }
 
 /**

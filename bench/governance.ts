@@ -8,7 +8,7 @@ import type { BulletinItem, Motion } from '../engine/governance/governance_state
 import { findAct } from '../engine/catalogue.js';
 import type { SocietyState } from '../engine/state.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { BareLedger, finishedTexts, type DurableRates, type EntryDraft } from './bare_ledger.js';
+import { BareLedger, bareAndFloorTasks, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
 import { freshPubkey, registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
@@ -92,11 +92,9 @@ export async function benchVotes(
         };
       });
     };
-    let drafts: EntryDraft[] = [];
-    let bare_entries: string[] = [];
-    const prepareDrafts = () => {
+    const draft = (): EntryDraft[] => {
       prepare();
-      drafts = batch.map((vote) => {
+      return batch.map((vote) => {
         const { choice } = vote.payload as { choice: string };
         return {
           at_ms: now,
@@ -109,11 +107,6 @@ export async function benchVotes(
         };
       });
     };
-    // The bare limit is handed finished text; the floor makes it, as the engine does.
-    const prepareBare = () => {
-      prepareDrafts();
-      bare_entries = finishedTexts(drafts);
-    };
     const rates = await opsPerSecond([
       {
         name: 'engine',
@@ -124,13 +117,7 @@ export async function benchVotes(
           if (!outcomes[0]!.ok) throw new Error(`vote refused: ${outcomes[0]!.code}`);
         },
       },
-      { name: 'bare', ops_per_call: votes_per_call, beforeEach: prepareBare, fn: () => bare.append(bare_entries) },
-      {
-        name: 'floor',
-        ops_per_call: votes_per_call,
-        beforeEach: prepareDrafts,
-        fn: () => bare.appendAsFormatsRequire(drafts),
-      },
+      ...bareAndFloorTasks(bare, votes_per_call, draft),
     ]);
     const motions = engine.state.governance.motions;
     const reads = await opsPerSecond(

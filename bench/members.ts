@@ -1,5 +1,6 @@
 import sodium from 'sodium-native';
-import type { Engine } from '../engine/engine.js';
+import { Engine } from '../engine/engine.js';
+import { MemoryStore } from '../engine/store/memory_store.js';
 import { agentIdOf } from '../engine/identity.js';
 
 const secret_key = Buffer.alloc(sodium.crypto_sign_SECRETKEYBYTES);
@@ -32,4 +33,23 @@ export async function registerMembers(engine: Engine, count: number, handle_pref
   );
   if (!registered.every((outcome) => outcome.ok)) throw new Error('bench registration refused');
   return ids;
+}
+
+/**
+ * A society on the memory store (the apply is the question, not the commit) with `count`
+ * members registered; its clock moves a millisecond a reading, and `advance` moves it on.
+ */
+export async function memorySociety(
+  count: number,
+  handle_prefix: string,
+  params: Record<string, unknown> = {},
+): Promise<{ engine: Engine; ids: string[]; advance(ms: number): void }> {
+  let now = Date.parse('2026-11-21T10:00:00Z');
+  const engine = await Engine.open(
+    new MemoryStore(),
+    { founder_pubkey: freshPubkey(), world_seed: 'tessera-genesis', params },
+    { clock: () => (now += 1) },
+  );
+  const ids = await registerMembers(engine, count, handle_prefix);
+  return { engine, ids, advance: (ms) => (now += ms) };
 }

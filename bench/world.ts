@@ -7,7 +7,6 @@ import { ChunkCache } from '../api/chunk_cache.js';
 import { builtChunk } from '../api/chunk_worker.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { MemoryStore } from '../engine/store/memory_store.js';
 import { findAct } from '../engine/catalogue.js';
 import type { ReadAct } from '../engine/act.js';
 import {
@@ -20,9 +19,9 @@ import {
 } from '../engine/world/geometry.js';
 import { BIOME_WATER } from '../engine/world/materials.js';
 import { createWorld, chunkPlanes, type WorldState } from '../engine/world/world_state.js';
-import { BareLedger, finishedTexts, type DurableRates, type EntryDraft } from './bare_ledger.js';
+import { BareLedger, bareAndFloorTasks, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
-import { freshPubkey, registerMembers } from './members.js';
+import { freshPubkey, memorySociety, registerMembers } from './members.js';
 
 const BENCH_SEED = 'tessera-genesis';
 
@@ -159,12 +158,10 @@ export async function benchMoves(agent_count = 10_000): Promise<DurableRates> {
         };
       });
     };
-    let drafts: EntryDraft[] = [];
-    let bare_entries: string[] = [];
-    const prepareDrafts = () => {
+    // A move writes two entries: agent_moved, and the ap_spent behind it.
+    const draft = (): EntryDraft[] => {
       prepare();
-      // A move writes two entries: agent_moved, and the ap_spent behind it.
-      drafts = batch.flatMap((move, index) => [
+      return batch.flatMap((move, index) => [
         {
           at_ms: now,
           event: {
@@ -191,11 +188,6 @@ export async function benchMoves(agent_count = 10_000): Promise<DurableRates> {
         },
       ]);
     };
-    // The bare limit is handed finished text; the floor makes it, as the engine does.
-    const prepareBare = () => {
-      prepareDrafts();
-      bare_entries = finishedTexts(drafts);
-    };
     const rates = await opsPerSecond([
       {
         name: 'engine',
@@ -206,13 +198,7 @@ export async function benchMoves(agent_count = 10_000): Promise<DurableRates> {
           if (!outcomes[0]!.ok) throw new Error(`move refused: ${outcomes[0]!.code}`);
         },
       },
-      { name: 'bare', ops_per_call: moves_per_call, beforeEach: prepareBare, fn: () => bare.append(bare_entries) },
-      {
-        name: 'floor',
-        ops_per_call: moves_per_call,
-        beforeEach: prepareDrafts,
-        fn: () => bare.appendAsFormatsRequire(drafts),
-      },
+      ...bareAndFloorTasks(bare, moves_per_call, draft),
     ]);
     return { engine: rates.engine!, bare: rates.bare!, floor: rates.floor! };
   } finally {
@@ -234,13 +220,7 @@ export async function benchLooks(): Promise<{ large: number; small: number }> {
   const payload = look.payload.parse({});
   const societies = await Promise.all(
     [10_000, 100].map(async (members) => {
-      let now = Date.parse('2026-11-21T10:00:00Z');
-      const engine = await Engine.open(
-        new MemoryStore(),
-        { founder_pubkey: freshPubkey(), world_seed: BENCH_SEED },
-        { clock: () => (now += 1) },
-      );
-      const ids = await registerMembers(engine, members, 'looker');
+      const { engine, ids } = await memorySociety(members, 'looker');
       let cursor = 0;
       return {
         engine,

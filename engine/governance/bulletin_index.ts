@@ -1,3 +1,4 @@
+import { DerivedIndex } from '../derived_index.js';
 import { invariant } from '../invariant.js';
 import type { EpochMs } from '../time.js';
 import type { BulletinItem } from './governance_state.js';
@@ -8,21 +9,19 @@ import type { BulletinItem } from './governance_state.js';
  * every answer to one) filtered all of them for the poster's: a cost that grew with the
  * board, not with the poster.
  *
- * The board only grows at its end, so the index catches up with whatever was appended
- * since it last looked; it is derived and kept beside the board (not in the state image),
- * built on first use for a board restored from an image.
+ * The board only grows at its end, so the index (engine/derived_index.ts) catches up
+ * with whatever was appended since it last looked.
  */
 interface Index {
   indexed: number;
   times: Map<string, EpochMs[]>;
 }
 
-const indexes = new WeakMap<readonly BulletinItem[], Index>();
+const indexes = new DerivedIndex((_bulletin: readonly BulletinItem[]): Index => ({ indexed: 0, times: new Map() }));
 
 /** The member's post times, oldest first (the board's order). */
 export function postTimesOf(bulletin: readonly BulletinItem[], agent_id: string): readonly EpochMs[] {
-  let index = indexes.get(bulletin);
-  if (!index) indexes.set(bulletin, (index = { indexed: 0, times: new Map() }));
+  const index = indexes.of(bulletin);
   invariant(index.indexed <= bulletin.length, 'the bulletin board shrank: posts are never removed');
   for (; index.indexed < bulletin.length; index.indexed++) {
     const item = bulletin[index.indexed]!;

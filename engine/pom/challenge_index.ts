@@ -1,3 +1,4 @@
+import { DerivedIndex } from '../derived_index.js';
 import { invariant } from '../invariant.js';
 import { ownValue, type Keyed } from '../keyed.js';
 import type { Challenge } from './pom_state.js';
@@ -9,23 +10,15 @@ import type { Challenge } from './pom_state.js';
  * 10,000 members holding two each (bench/PROFILES.md), and every Aether message asks
  * for one.
  *
- * The index is derived, kept beside the record rather than in it, so the state image
- * and its hash keep their form: it is built from the record on first use (a state
- * restored from an image gets its own) and kept current by the only two changes the
- * record sees, here: a challenge issued and a stale one removed. Marking one used
+ * The index is derived (engine/derived_index.ts) and kept current by the only two changes
+ * the record sees, here: a challenge issued and a stale one removed. Marking one used
  * changes no membership. Each read checks what it finds against the record.
  */
-const indexes = new WeakMap<Keyed<Challenge>, Map<string, Set<string>>>();
-
-function indexOf(challenges: Keyed<Challenge>): Map<string, Set<string>> {
-  let index = indexes.get(challenges);
-  if (!index) {
-    index = new Map();
-    for (const challenge of Object.values(challenges)) idsOf(index, challenge.agent_id).add(challenge.challenge_id);
-    indexes.set(challenges, index);
-  }
+const byAgent = new DerivedIndex((challenges: Keyed<Challenge>) => {
+  const index = new Map<string, Set<string>>();
+  for (const challenge of Object.values(challenges)) idsOf(index, challenge.agent_id).add(challenge.challenge_id);
   return index;
-}
+});
 
 function idsOf(index: Map<string, Set<string>>, agent_id: string): Set<string> {
   let ids = index.get(agent_id);
@@ -35,7 +28,7 @@ function idsOf(index: Map<string, Set<string>>, agent_id: string): Set<string> {
 
 /** The agent's challenges, in the order they were issued. */
 export function challengesOf(challenges: Keyed<Challenge>, agent_id: string): Challenge[] {
-  const ids = indexOf(challenges).get(agent_id);
+  const ids = byAgent.of(challenges).get(agent_id);
   if (!ids) return [];
   return [...ids].map((challenge_id) => {
     const challenge = ownValue(challenges, challenge_id);
@@ -50,11 +43,11 @@ export function challengesOf(challenges: Keyed<Challenge>, agent_id: string): Ch
 export function issueChallenge(challenges: Keyed<Challenge>, challenge: Challenge): void {
   invariant(ownValue(challenges, challenge.challenge_id) === undefined, `${challenge.challenge_id} issued twice`);
   challenges[challenge.challenge_id] = challenge;
-  idsOf(indexOf(challenges), challenge.agent_id).add(challenge.challenge_id);
+  idsOf(byAgent.of(challenges), challenge.agent_id).add(challenge.challenge_id);
 }
 
 export function removeChallenge(challenges: Keyed<Challenge>, challenge: Challenge): void {
-  const index = indexOf(challenges);
+  const index = byAgent.of(challenges);
   delete challenges[challenge.challenge_id];
   const ids = index.get(challenge.agent_id);
   ids?.delete(challenge.challenge_id);

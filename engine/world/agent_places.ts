@@ -1,3 +1,4 @@
+import { DerivedIndex } from '../derived_index.js';
 import { invariant } from '../invariant.js';
 import { WORLD_SIZE, tileIndex } from './geometry.js';
 import type { WorldAgent, WorldState } from './world_state.js';
@@ -7,28 +8,21 @@ import type { WorldAgent, WorldState } from './world_state.js';
  * place instead of every member: a look scanned all of them, 27 µs with 100 members
  * and 108 µs with 10,000 (bench/PROFILES.md).
  *
- * Derived from world.agents and kept beside it, not in it, so the world's image and
- * the state hash keep their form: built on first use (a world restored from an image
- * gets its own), then kept current by the two ways a member's place changes, here: a
- * member placed on joining, a member moved. Every position change goes through
- * moveAgent; each read checks that a member it finds is filed where it stands.
+ * Derived from world.agents (engine/derived_index.ts) and kept current by the two ways
+ * a member's place changes, here: a member placed on joining, a member moved. Every
+ * position change goes through moveAgent; each read checks that a member it finds is
+ * filed where it stands.
  */
 interface Places {
   by_tile: Map<number, Set<WorldAgent>>;
   filed_on: Map<WorldAgent, number>;
 }
 
-const places = new WeakMap<WorldState['agents'], Places>();
-
-function placesOf(world: WorldState): Places {
-  let found = places.get(world.agents);
-  if (!found) {
-    found = { by_tile: new Map(), filed_on: new Map() };
-    for (const agent of world.agents.values()) file(found, agent);
-    places.set(world.agents, found);
-  }
-  return found;
-}
+const places = new DerivedIndex((agents: WorldState['agents']) => {
+  const made: Places = { by_tile: new Map(), filed_on: new Map() };
+  for (const agent of agents.values()) file(made, agent);
+  return made;
+});
 
 function file(into: Places, agent: WorldAgent): void {
   const tile = tileIndex(agent.x, agent.y);
@@ -49,13 +43,13 @@ function unfile(from: Places, agent: WorldAgent): void {
 
 /** Files a member just added to world.agents (joining the world). */
 export function placeAgent(world: WorldState, agent: WorldAgent): void {
-  const kept = places.get(world.agents);
+  const kept = places.ifMade(world.agents);
   if (kept) file(kept, agent);
 }
 
 /** Moves a member to (x, y): the one way a member's position changes. */
 export function moveAgent(world: WorldState, agent: WorldAgent, x: number, y: number): void {
-  const kept = places.get(world.agents);
+  const kept = places.ifMade(world.agents);
   if (kept) unfile(kept, agent);
   agent.x = x;
   agent.y = y;
@@ -68,7 +62,7 @@ export function moveAgent(world: WorldState, agent: WorldAgent, x: number, y: nu
  * scan of it gives them.
  */
 export function agentsWithin(world: WorldState, x0: number, y0: number, x1: number, y1: number): WorldAgent[] {
-  const index = placesOf(world);
+  const index = places.of(world.agents);
   const found: WorldAgent[] = [];
   // A wide square on a sparse world: the members are fewer than the tiles, so read them all.
   const area =
