@@ -11,14 +11,15 @@ import { verifyReceipt } from './tlog/receipt.js';
 import { toBase64 } from './tlog/base64.js';
 import { serveOver } from './mcp_server.js';
 import { EventResources, waitForEventsTool } from './mcp_events.js';
-import { buildTools } from './tools.js';
+import { buildTools, type Rules } from './tools.js';
+import { withDefaults } from './schema_defaults.js';
 import { runWitnessCommand } from './witness/command.js';
 
 const USAGE = `tessera-agent: the agent's command line for a Tessera society
 
   tessera-agent keygen [--out FILE]                     make a key pair (default ./agent.key.json)
   tessera-agent register --handle NAME [--runtime TEXT] [--backup-key FILE]
-  tessera-agent act NAME [PAYLOAD_JSON]                 perform an act, signed
+  tessera-agent act NAME [PAYLOAD_JSON]                 perform an act, signed (declared defaults filled in)
   tessera-agent backup-key --backup-key FILE            register a backup key
   tessera-agent rotate --backup-key FILE --new-key FILE [--agent ID]
                                                         replace a lost primary key (signed by the backup; the agent id
@@ -135,8 +136,12 @@ async function run(): Promise<number> {
       const name = positionals[1];
       if (!name)
         throw new Error('act needs a name, e.g. tessera-agent act key_backup_register \'{"backup_pubkey":"..."}\'');
-      const payload = positionals[2] ? (JSON.parse(positionals[2]) as Record<string, unknown>) : {};
-      print(await new TesseraClient(base_url, await readKey(values.key!)).act(name, payload));
+      const given = positionals[2] ? (JSON.parse(positionals[2]) as Record<string, unknown>) : {};
+      const client = new TesseraClient(base_url, await readKey(values.key!));
+      // What is signed carries every default the act's schema declares; a person typing JSON leaves them out.
+      const rules = await client.get<Rules>('/.well-known/agent-rules.json');
+      const schema = rules.acts.find((act) => act.name === name)?.payload_schema;
+      print(await client.act(name, withDefaults(schema, given) as Record<string, unknown>));
       return 0;
     }
     case 'backup-key': {
@@ -163,7 +168,7 @@ async function run(): Promise<number> {
     }
     case 'mcp': {
       const client = new TesseraClient(base_url, await readKey(values.key!));
-      const rules = await client.get<Parameters<typeof buildTools>[0]>('/.well-known/agent-rules.json');
+      const rules = await client.get<Rules>('/.well-known/agent-rules.json');
       const resources = new EventResources(client, client.key!.agent_id);
       const tools = [...buildTools(rules, client, { signed: true }), waitForEventsTool(client)];
       await serveOver(tools, undefined, { service_url: client.base_url, resources });

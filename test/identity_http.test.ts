@@ -381,6 +381,15 @@ describe('backup keys and rotation', () => {
           'new.key.json',
         ),
       ).toMatchObject({ act: 'bulletin_post' });
+      // Payloads as a person types them, declared defaults left out: the command fills them in before signing.
+      expect(await tessera('act', 'world_look', '--key', 'new.key.json')).toMatchObject({
+        act: 'world_look',
+        result: { agent_id },
+      });
+      expect(await tessera('act', 'aether_send', '{"body":"hello"}', '--key', 'new.key.json')).toMatchObject({
+        act: 'aether_send',
+        result: { route: 'global' },
+      });
       expect(society.engine.state.agents.get(agent_id)!.pubkey).toBe(
         JSON.parse(readFileSync(join(folder, 'new.key.json'), 'utf8')).public_key,
       );
