@@ -61,7 +61,11 @@ export function mountActRoutes(router: Routes, deps: ActRouteDeps): void {
     const act = findAct(request.act);
     if (!act || !act.via_act) {
       const acts = CATALOGUE.filter((candidate) => candidate.via_act).map((candidate) => candidate.name);
-      throw RefusalError.of('UNKNOWN_ACT', `There is no act named '${request.act}'.`, { acts });
+      // An act with a route of its own only (register, pom_challenge) exists: say where it is.
+      const message = act?.rest
+        ? `${act.name} is not performed here: ${act.rest.method} ${act.rest.path}.`
+        : `There is no act named '${request.act}'.`;
+      throw RefusalError.of('UNKNOWN_ACT', message, { acts });
     }
     const payload = parseOrThrow(act.payload, request.payload ?? {}, ['body', 'payload']);
     const signed_body = canonicalOrThrow({ ...request, payload }, ['body']);

@@ -417,6 +417,10 @@ describe('the act endpoint and transport refusals', () => {
     expect((error.body as { acts: string[] }).acts).toContain('key_backup_register');
     const register_via_act = await refusalOf(client.act('register', {}));
     expect(register_via_act.code).toBe('UNKNOWN_ACT');
+    // An act with a route of its own is named with that route, not called unknown.
+    expect(register_via_act.message).toContain('POST /api/v1/register');
+    expect((await refusalOf(client.act('pom_challenge', {}))).message).toContain('POST /api/v1/pom/challenge');
+    expect(error.message).toContain("There is no act named 'fly_to_the_moon'");
   });
 
   it("validates the payload against the act's schema, under body.payload", async () => {
