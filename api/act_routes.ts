@@ -62,10 +62,10 @@ export function mountActRoutes(router: Routes, deps: ActRouteDeps): void {
     if (!act || !act.via_act) {
       const acts = CATALOGUE.filter((candidate) => candidate.via_act).map((candidate) => candidate.name);
       // An act with a route of its own only (register, pom_challenge) exists: say where it is.
-      const message = act?.rest
+      const explanation = act?.rest
         ? `${act.name} is not performed here: ${act.rest.method} ${act.rest.path}.`
         : `There is no act named '${request.act}'.`;
-      throw RefusalError.of('UNKNOWN_ACT', message, { acts });
+      throw RefusalError.of('UNKNOWN_ACT', explanation, { acts });
     }
     const payload = parseOrThrow(act.payload, request.payload ?? {}, ['body', 'payload']);
     const signed_body = canonicalOrThrow({ ...request, payload }, ['body']);
