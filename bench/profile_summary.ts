@@ -15,11 +15,16 @@ interface ProfileNode {
 
 interface CpuProfile {
   nodes: ProfileNode[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+  /** Written by bench/measure's profileTask: the timed calls' spans; samples outside them are preparation. */
+  timed_windows_us?: [number, number][];
 }
 
 export interface ProfileShares {
+  /** Only the samples inside the bench's timed calls were counted (the untimed preparation left out). */
+  timed_only: boolean;
   busy_ms: number;
   idle_ms: number;
   self: [string, number][];
@@ -43,8 +48,16 @@ export function profileShares(file: string, top = 25): ProfileShares {
   const inclusive = new Map<string, number>();
   let busy_us = 0;
   let idle_us = 0;
+  const windows = profile.timed_windows_us;
+  let at_us = profile.startTime;
+  let window = 0;
   profile.samples.forEach((id, index) => {
     const delta_us = profile.timeDeltas[index] ?? 0;
+    at_us += delta_us;
+    if (windows) {
+      while (window < windows.length && windows[window]![1] < at_us) window++;
+      if (window === windows.length || windows[window]![0] > at_us) return;
+    }
     const leaf = by_id.get(id)!;
     if (leaf.callFrame.functionName === '(idle)') {
       idle_us += delta_us;
@@ -66,14 +79,20 @@ export function profileShares(file: string, top = 25): ProfileShares {
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, us]) => [name, us / busy_us]);
-  return { busy_ms: busy_us / 1000, idle_ms: idle_us / 1000, self: shares(self), inclusive: shares(inclusive) };
+  return {
+    timed_only: windows !== undefined,
+    busy_ms: busy_us / 1000,
+    idle_ms: idle_us / 1000,
+    self: shares(self),
+    inclusive: shares(inclusive),
+  };
 }
 
 export function formatShares(shares: ProfileShares): string {
   const rows = (list: [string, number][]) =>
     list.map(([name, share]) => `${(share * 100).toFixed(1).padStart(6)}%  ${name}`);
   return [
-    `busy ${shares.busy_ms.toFixed(0)} ms, idle ${shares.idle_ms.toFixed(0)} ms`,
+    `busy ${shares.busy_ms.toFixed(0)} ms, idle ${shares.idle_ms.toFixed(0)} ms${shares.timed_only ? ' (the timed calls only)' : ''}`,
     'busy time by function, own time:',
     ...rows(shares.self),
     'busy time by function, with what it called:',
