@@ -145,6 +145,23 @@ export function chainEntry(head: LedgerHead, at_ms: EpochMs, event: LedgerEvent,
   return { seq: unhashed.seq, hash, json };
 }
 
+/**
+ * Entries that carry a request's proof verbatim (the body form, the very object the
+ * action was logged with), as applyAction chains them: the store then keeps the
+ * proof once, on the ledger, and the action's log record points at the entry
+ * (engine/store/record_bytes.ts). Kept beside the entries, never in their text.
+ */
+const verbatim_proofs = new WeakMap<ChainedEntry, Proof>();
+
+export function markVerbatimProof(entry: ChainedEntry, proof: Proof): void {
+  verbatim_proofs.set(entry, proof);
+}
+
+/** The proof this entry carries as the action was logged with it, if applyAction chained it so. */
+export function verbatimProofOf(entry: ChainedEntry): Proof | undefined {
+  return verbatim_proofs.get(entry);
+}
+
 const quote = JSON.stringify;
 
 /**

@@ -59,7 +59,7 @@ export class LmdbStore extends TableStore {
     const { root, scratch_dir } = openRoot(path, options);
     super(
       {
-        log: root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' }),
+        log: root.openDB<string | Uint8Array, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' }),
         ledger: root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' }),
         snapshots: root.openDB<StateImage, number>({ name: 'snapshots', keyEncoding: 'uint32' }),
         spent_nonces: root.openDB<ConsumedNonce[], number>({ name: 'spent_nonces', keyEncoding: 'uint32' }),

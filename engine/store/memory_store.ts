@@ -26,7 +26,7 @@ export class MemoryStore extends TableStore {
   constructor(options: MemoryStoreOptions = {}) {
     super(
       {
-        log: new MemoryTable<string>(),
+        log: new MemoryTable<string | Uint8Array>(),
         ledger: new MemoryTable<string>(),
         snapshots: new MemoryTable<StateImage>(),
         spent_nonces: new MemoryTable<ConsumedNonce[]>(),

@@ -2,6 +2,7 @@ import type { TickRecord } from '../apply.js';
 import type { StoredEntry } from '../ledger_integrity.js';
 import { leafHashesFrom, leavesIn, recordsOf } from '../log/tree_batches.js';
 import { GENESIS_PREV_HASH, type LedgerHead, type StateImage } from '../state.js';
+import { parseRecord, RecordWriter } from './record_bytes.js';
 import type { StoreTables } from './tables.js';
 import type { ConsumedNonce, EngineStore, KeptAnswerRecord, TickCommit } from './types.js';
 
@@ -20,6 +21,7 @@ export abstract class TableStore implements EngineStore {
   /** The head as committed (or queued in commit order); reads never see a later one. */
   private committed_head: LedgerHead;
   private last_logged_tick: number;
+  private readonly records = new RecordWriter();
 
   protected constructor(
     private readonly tables: StoreTables,
@@ -41,7 +43,7 @@ export abstract class TableStore implements EngineStore {
     const { log, ledger, snapshots, spent_nonces, tree, answers } = this.tables;
     let last: Promise<boolean> | undefined;
     if (commit.record) {
-      last = log.put(commit.record.tick, JSON.stringify(commit.record));
+      last = log.put(commit.record.tick, this.records.bytes(commit.record, commit.entries));
       this.last_logged_tick = commit.record.tick;
     }
     for (const entry of commit.entries) last = ledger.put(entry.seq, entry.json);
@@ -86,7 +88,9 @@ export abstract class TableStore implements EngineStore {
   }
 
   *ticksAfter(tick: number): Iterable<TickRecord> {
-    for (const { value } of this.tables.log.getRange({ start: tick + 1 })) yield JSON.parse(value) as TickRecord;
+    const ledgerJson = (seq: number) => this.tables.ledger.get(seq);
+    for (const { value } of this.tables.log.getRange({ start: tick + 1 }))
+      yield parseRecord(typeof value === 'string' ? value : utf8.decode(value), ledgerJson);
   }
 
   lastTick(): number {
@@ -183,6 +187,8 @@ export abstract class TableStore implements EngineStore {
 export function expiryKeyPrefix(expires_at_ms: number): string {
   return String(expires_at_ms).padStart(15, '0');
 }
+
+const utf8 = new TextDecoder();
 
 function first<T>(items: Iterable<T>): T | undefined {
   for (const item of items) return item;

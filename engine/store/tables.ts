@@ -35,7 +35,8 @@ export type TableKey = number | string;
  * with their expiry, KeptAnswer).
  */
 export interface StoreTables {
-  log: Table<string>;
+  /** Written as the JSON's UTF-8 bytes (RecordWriter); LMDB reads them back as the text. */
+  log: Table<string | Uint8Array>;
   ledger: Table<string>;
   snapshots: Table<StateImage>;
   spent_nonces: Table<ConsumedNonce[]>;

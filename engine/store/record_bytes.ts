@@ -1,0 +1,94 @@
+import type { LoggedAction, TickRecord } from '../apply.js';
+import { verbatimProofOf, type ChainedEntry, type LedgerEntry, type Proof } from '../ledger.js';
+
+/**
+ * An action as the log table keeps it: a signed request whose first ledger entry
+ * carries its proof verbatim names that entry (proof_entry_seq) instead of repeating
+ * the proof, which is most of a signed act's record (the signed body, escaped once
+ * more, its nonce and signature: 450 of a message's 720 bytes). The entry is written
+ * in the same transaction as the record, so it is there whenever the record is.
+ * Records written before this form, and actions whose entry shows only the body's
+ * digest (a refused Bedrock filing), keep the proof inline; both read the same.
+ */
+interface StoredAction extends Omit<LoggedAction, 'proof'> {
+  proof?: Proof;
+  proof_entry_seq?: number;
+}
+
+const quote = JSON.stringify;
+
+/**
+ * A tick's log record as the UTF-8 bytes of its stored JSON, written an action at a
+ * time into a buffer kept between ticks (one JSON.stringify of a busy tick is a string
+ * of hundreds of kilobytes, read again to encode it).
+ */
+export class RecordWriter {
+  private scratch = Buffer.allocUnsafe(64 * 1024);
+
+  /** `entries` are the tick's ledger entries: where the proofs the record points at are. */
+  bytes(record: TickRecord, entries: readonly ChainedEntry[]): Buffer {
+    const proof_seqs = new Map<Proof, number>();
+    for (const entry of entries) {
+      const proof = verbatimProofOf(entry);
+      if (proof) proof_seqs.set(proof, entry.seq);
+    }
+    let at = this.write(`{"tick":${quote(record.tick)},"at_ms":${quote(record.at_ms)},"actions":[`, 0);
+    record.actions.forEach((action, index) => {
+      const text = storedActionJson(action, action.proof && proof_seqs.get(action.proof));
+      at = this.write(index === 0 ? text : `,${text}`, at);
+    });
+    at = this.write(']}', at);
+    // The scratch buffer is written over by the next tick; the store keeps its own copy until the write lands.
+    return Buffer.from(this.scratch.subarray(0, at));
+  }
+
+  private write(text: string, at: number): number {
+    // A UTF-16 unit takes at most 3 UTF-8 bytes.
+    if (at + 3 * text.length > this.scratch.length) {
+      const larger = Buffer.allocUnsafe(Math.max(2 * this.scratch.length, at + 3 * text.length));
+      this.scratch.copy(larger, 0, 0, at);
+      this.scratch = larger;
+    }
+    return at + this.scratch.write(text, at);
+  }
+}
+
+/** The action's JSON, its proof replaced by the seq of the entry that carries it where there is one. */
+function storedActionJson(action: LoggedAction, proof_entry_seq: number | undefined): string {
+  if (proof_entry_seq === undefined) return quote(action);
+  const { act, actor, payload, pom } = action;
+  const pom_text = pom === undefined ? '' : `,"pom":${quote(pom)}`;
+  return `{"act":${quote(act)},"actor":${quote(actor)},"payload":${quote(payload)},"proof_entry_seq":${proof_entry_seq}${pom_text}}`;
+}
+
+/** A damaged store: a record points at a ledger entry that does not hold its proof. */
+export class RecordProofError extends Error {
+  override name = 'RecordProofError';
+}
+
+/**
+ * A stored record read back as the engine logged it, each pointed-at proof taken from
+ * its ledger entry (`ledgerJson`: the store's served JSON of an entry).
+ */
+export function parseRecord(text: string, ledgerJson: (seq: number) => string | undefined): TickRecord {
+  const record = JSON.parse(text) as Omit<TickRecord, 'actions'> & { actions: StoredAction[] };
+  for (const action of record.actions) {
+    const seq = action.proof_entry_seq;
+    if (seq === undefined) continue;
+    action.proof = proofFromEntry(record.tick, action.actor, seq, ledgerJson(seq));
+    delete action.proof_entry_seq;
+  }
+  return record as TickRecord;
+}
+
+function proofFromEntry(tick: number, actor: string, seq: number, json: string | undefined): Proof {
+  const damaged = (why: string) =>
+    new RecordProofError(`the log record of tick ${tick} takes an action's proof from ledger entry ${seq}, ${why}`);
+  if (json === undefined) throw damaged('which the store does not hold');
+  const entry = JSON.parse(json) as LedgerEntry;
+  const proof = entry.proof;
+  if (!proof || !('body' in proof)) throw damaged('which carries no signed body');
+  if (entry.actor !== actor) throw damaged(`whose actor is ${entry.actor}, not ${actor}`);
+  const { method, path, nonce, body, signature } = proof;
+  return { method, path, nonce, body, signature };
+}
