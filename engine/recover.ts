@@ -89,6 +89,8 @@ function replayLog(
       tick = next.value.tick;
       entries = replayTick(state, next.value);
     } catch (error) {
+      // A record that names a damaged entry says which one (engine/store/record_bytes.ts).
+      if (error instanceof StoreIntegrityError) throw error;
       throw new StoreIntegrityError(
         next_seq,
         `the log after tick ${state.tick} does not replay: ${(error as Error).message}`,

@@ -1,10 +1,9 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RootDatabase } from 'lmdb';
 import { canonicalBody } from '../client/protocol.js';
 import { Engine, findAct, LmdbStore, MemoryStore, recoverState, stateHash, type TickRecord } from '../engine/index.js';
 import type { PomAnswer } from '../engine/pom/gate.js';
-import type { Proof } from '../engine/ledger.js';
+import { chainEntry, type Proof } from '../engine/ledger.js';
 import { RecordProofError } from '../engine/store/record_bytes.js';
 import * as harness from './helpers/memory_engine.js';
 import { tempDir } from './helpers/society.js';
@@ -31,12 +30,7 @@ function lmdbStore(dir = tempDir()): LmdbStore {
 
 /** The log table's raw values, as the store wrote them. */
 function rawLog(store: LmdbStore): string[] {
-  const log = (store.root as RootDatabase).openDB<string, number>({
-    name: 'log',
-    keyEncoding: 'uint32',
-    encoding: 'string',
-  });
-  return Array.from(log.getRange(), ({ value }) => value);
+  return Array.from(lmdbTable(store, 'log').getRange(), ({ value }) => value);
 }
 
 let nonces = 0;
@@ -116,49 +110,80 @@ describe.each([
   });
 });
 
+const CARRIER = /"proof_in_entry":\{"seq":(\d+),"hash":"([0-9a-f]{64})"\}/;
+
+function lmdbTable(store: LmdbStore, name: 'log' | 'ledger') {
+  return store.root.openDB<string, number>({ name, keyEncoding: 'uint32', encoding: 'string' });
+}
+
 describe('the log table on disk', () => {
-  it("keeps a message's proof once, on its entry: the record names the entry instead", async () => {
+  it("keeps a message's proof once, on its entry: the record names the entry, by seq and hash, instead", async () => {
     const store = lmdbStore();
     const { send, filing } = await signedHistory(store);
     const raw = rawLog(store).join('\n');
     expect(raw).not.toContain(send.proof.signature);
-    expect(raw).toMatch(/"proof_entry_seq":\d+/);
     // The refused filing's body is on no entry, so the record is where replay finds it.
     expect(raw).toContain(filing.proof.signature);
-    const entry_seq = Number(/"proof_entry_seq":(\d+)/.exec(raw)![1]);
-    expect(JSON.parse(store.ledgerJson(entry_seq)!).proof).toEqual(send.proof);
+    const [, seq, hash] = CARRIER.exec(raw)!;
+    const entry = JSON.parse(store.ledgerJson(Number(seq))!);
+    expect([entry.proof, entry.hash]).toEqual([send.proof, hash]);
   });
 
   it('reads records written with the proof inline, as stores before this form hold them', async () => {
-    const dir = tempDir();
-    const store = lmdbStore(dir);
+    const store = lmdbStore();
     const { under, send } = await signedHistory(store);
-    const log = store.root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
     // Rewrite every record the old way: the whole action, proof and all.
-    for (const record of [...store.ticksAfter(0)]) await log.put(record.tick, JSON.stringify(record));
+    for (const record of [...store.ticksAfter(0)])
+      await lmdbTable(store, 'log').put(record.tick, JSON.stringify(record));
     expect(rawLog(store).join('\n')).toContain(send.proof.signature);
     expect(loggedWith([...store.ticksAfter(0)], send.proof.nonce)).toEqual(send);
     expect(stateHash(recoverState(store, { use_snapshot: false }))).toBe(stateHash(under.engine.state));
   });
 
-  it('refuses a record that points at an entry without that proof: a damaged store is not replayed as if whole', async () => {
+  it("finds at start-up a message's entry edited with its hash recomputed, as it did when the record held the proof", async () => {
     const store = lmdbStore();
-    const { ada, send } = await signedHistory(store);
-    const log = store.root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
-    const pointing = Array.from(log.getRange()).find(({ value }) => value.includes('proof_entry_seq'))!;
-    // Point the message's record at its actor's registration, an entry that carries no signed body here.
-    const registration_seq = [...store.ledgerEntries(1)].find((entry) =>
-      entry.json.includes('"agent_registered"'),
-    )!.seq;
-    await log.put(
-      pointing.key,
-      pointing.value.replace(/"proof_entry_seq":\d+/, `"proof_entry_seq":${registration_seq}`),
+    const under = await harness.memoryEngine({ store });
+    const ada = await harness.registered(under.engine, 'ada');
+    const pom = await challenge(under.engine, ada.agent_id, 'aether_send');
+    harness.succeeded(await under.engine.submit(signed('aether_send', ada.agent_id, { body: 'pay 5 to ada' }, pom)));
+    await under.engine.drain();
+    const head = store.ledgerHead();
+    // The attacker rewrites the signed body on the newest entry (the message) and its hash, so the chain still holds.
+    const { hash: _old, ...unhashed } = JSON.parse(store.ledgerJson(head.seq)!);
+    unhashed.proof.body = unhashed.proof.body.replace('pay 5', 'pay 500');
+    const forged = chainEntry(
+      { seq: head.seq - 1, hash: unhashed.prev_hash },
+      Date.parse(unhashed.at),
+      unhashed,
+      unhashed.proof,
     );
+    await lmdbTable(store, 'ledger').put(head.seq, forged.json);
+    expect(() => recoverState(store)).toThrow(
+      expect.objectContaining({ seq: head.seq, message: expect.stringContaining(`written with hash ${head.hash}`) }),
+    );
+  });
+
+  it('refuses a record that names an entry without that proof: a damaged store is not replayed as if whole', async () => {
+    const store = lmdbStore();
+    const { ada } = await signedHistory(store);
+    const log = lmdbTable(store, 'log');
+    const pointing = Array.from(log.getRange()).find(({ value }) => CARRIER.test(value))!;
+    const repoint = (seq: number, hash: string) =>
+      log.put(pointing.key, pointing.value.replace(CARRIER, `"proof_in_entry":{"seq":${seq},"hash":"${hash}"}`));
+    // Its actor's registration, named with its own hash: an entry that carries no signed body here.
+    const registration = [...store.ledgerEntries(1)].find((entry) => entry.json.includes('"agent_registered"'))!;
+    await repoint(registration.seq, store.ledgerHash(registration.seq)!);
     expect(() => [...store.ticksAfter(0)]).toThrow(RecordProofError);
-    expect(() => recoverState(store, { use_snapshot: false })).toThrow(/takes an action's proof from ledger entry/);
-    // And at an entry of another member's act: the actor must match too.
+    expect(() => recoverState(store, { use_snapshot: false })).toThrow(
+      expect.objectContaining({ seq: registration.seq, message: expect.stringContaining('carries no signed body') }),
+    );
+    // An entry the store does not hold.
+    await repoint(9_999, '0'.repeat(64));
+    expect(() => [...store.ticksAfter(0)]).toThrow(/which the store does not hold/);
+    // The right entry, but the record says another member acted.
     await log.put(pointing.key, pointing.value.replace(/"actor":"[^"]+"/, '"actor":"ag_0000000000000000"'));
-    expect(() => [...store.ticksAfter(0)]).toThrow(new RegExp(`whose actor is ${ada.agent_id}`));
-    expect(send.actor).toBe(ada.agent_id);
+    expect(() => [...store.ticksAfter(0)]).toThrow(
+      new RegExp(`whose actor is ${ada.agent_id}, not ag_0000000000000000`),
+    );
   });
 });

@@ -1,18 +1,22 @@
 import type { LoggedAction, TickRecord } from '../apply.js';
 import { verbatimProofOf, type ChainedEntry, type LedgerEntry, type Proof } from '../ledger.js';
+import { StoreIntegrityError } from '../ledger_integrity.js';
 
 /**
  * An action as the log table keeps it: a signed request whose first ledger entry
- * carries its proof verbatim names that entry (proof_entry_seq) instead of repeating
- * the proof, which is most of a signed act's record (the signed body, escaped once
- * more, its nonce and signature: 450 of a message's 720 bytes). The entry is written
- * in the same transaction as the record, so it is there whenever the record is.
- * Records written before this form, and actions whose entry shows only the body's
- * digest (a refused Bedrock filing), keep the proof inline; both read the same.
+ * carries its proof verbatim names that entry, by seq and hash (proof_in_entry),
+ * instead of repeating the proof, which is most of a signed act's record (the signed
+ * body, escaped once more, its nonce and signature: 450 of a message's 720 bytes).
+ * The entry is written in the same transaction as the record, so it is there whenever
+ * the record is; its hash in the record means an edit of that entry, its hash
+ * recomputed, is found as soon as the record is read (at start-up, as an edited proof
+ * was found when the record held the proof itself). Records written before this form,
+ * and actions whose entry shows only the body's digest (a refused Bedrock filing),
+ * keep the proof inline; both read the same.
  */
 interface StoredAction extends Omit<LoggedAction, 'proof'> {
   proof?: Proof;
-  proof_entry_seq?: number;
+  proof_in_entry?: { seq: number; hash: string };
 }
 
 const quote = JSON.stringify;
@@ -27,14 +31,14 @@ export class RecordWriter {
 
   /** `entries` are the tick's ledger entries: where the proofs the record points at are. */
   bytes(record: TickRecord, entries: readonly ChainedEntry[]): Buffer {
-    const proof_seqs = new Map<Proof, number>();
+    const carriers = new Map<Proof, ChainedEntry>();
     for (const entry of entries) {
       const proof = verbatimProofOf(entry);
-      if (proof) proof_seqs.set(proof, entry.seq);
+      if (proof) carriers.set(proof, entry);
     }
     let at = this.write(`{"tick":${quote(record.tick)},"at_ms":${quote(record.at_ms)},"actions":[`, 0);
     record.actions.forEach((action, index) => {
-      const text = storedActionJson(action, action.proof && proof_seqs.get(action.proof));
+      const text = storedActionJson(action, action.proof && carriers.get(action.proof));
       at = this.write(index === 0 ? text : `,${text}`, at);
     });
     at = this.write(']}', at);
@@ -53,16 +57,16 @@ export class RecordWriter {
   }
 }
 
-/** The action's JSON, its proof replaced by the seq of the entry that carries it where there is one. */
-function storedActionJson(action: LoggedAction, proof_entry_seq: number | undefined): string {
-  if (proof_entry_seq === undefined) return quote(action);
+/** The action's JSON, its proof replaced by the entry that carries it where there is one. */
+function storedActionJson(action: LoggedAction, carrier: ChainedEntry | undefined): string {
+  if (carrier === undefined) return quote(action);
   const { act, actor, payload, pom } = action;
   const pom_text = pom === undefined ? '' : `,"pom":${quote(pom)}`;
-  return `{"act":${quote(act)},"actor":${quote(actor)},"payload":${quote(payload)},"proof_entry_seq":${proof_entry_seq}${pom_text}}`;
+  return `{"act":${quote(act)},"actor":${quote(actor)},"payload":${quote(payload)},"proof_in_entry":{"seq":${carrier.seq},"hash":"${carrier.hash}"}${pom_text}}`;
 }
 
-/** A damaged store: a record points at a ledger entry that does not hold its proof. */
-export class RecordProofError extends Error {
+/** A damaged store: a record names a ledger entry for its proof that is not the one it was written with. */
+export class RecordProofError extends StoreIntegrityError {
   override name = 'RecordProofError';
 }
 
@@ -73,19 +77,25 @@ export class RecordProofError extends Error {
 export function parseRecord(text: string, ledgerJson: (seq: number) => string | undefined): TickRecord {
   const record = JSON.parse(text) as Omit<TickRecord, 'actions'> & { actions: StoredAction[] };
   for (const action of record.actions) {
-    const seq = action.proof_entry_seq;
-    if (seq === undefined) continue;
-    action.proof = proofFromEntry(record.tick, action.actor, seq, ledgerJson(seq));
-    delete action.proof_entry_seq;
+    const carrier = action.proof_in_entry;
+    if (carrier === undefined) continue;
+    action.proof = proofFromEntry(record.tick, action.actor, carrier, ledgerJson(carrier.seq));
+    delete action.proof_in_entry;
   }
   return record as TickRecord;
 }
 
-function proofFromEntry(tick: number, actor: string, seq: number, json: string | undefined): Proof {
+function proofFromEntry(
+  tick: number,
+  actor: string,
+  { seq, hash }: { seq: number; hash: string },
+  json: string | undefined,
+): Proof {
   const damaged = (why: string) =>
-    new RecordProofError(`the log record of tick ${tick} takes an action's proof from ledger entry ${seq}, ${why}`);
+    new RecordProofError(seq, `the log record of tick ${tick} takes an action's proof from this entry, ${why}`);
   if (json === undefined) throw damaged('which the store does not hold');
   const entry = JSON.parse(json) as LedgerEntry;
+  if (entry.hash !== hash) throw damaged(`written with hash ${hash}; the stored entry's is ${entry.hash}`);
   const proof = entry.proof;
   if (!proof || !('body' in proof)) throw damaged('which carries no signed body');
   if (entry.actor !== actor) throw damaged(`whose actor is ${entry.actor}, not ${actor}`);
