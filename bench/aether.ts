@@ -7,7 +7,7 @@ import { feedPage } from '../engine/index.js';
 import type { AetherMessage } from '../engine/aether/aether_state.js';
 import { Engine, type Submission } from '../engine/engine.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { BareLedger, bareAndFloorTasks, type DurableRates, type EntryDraft } from './bare_ledger.js';
+import { BareLedger, bareAndFloorTasks, durableRates, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
 import { freshPubkey, memorySociety, registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
@@ -96,7 +96,10 @@ export async function benchSends(sender_count = 2048): Promise<DurableRates> {
     const draft = (): EntryDraft[] =>
       Array.from({ length: sends_per_call }, (_, index) => {
         const actor = ids[index]!;
-        const body = `{"act":"aether_send","challenge_id":"pom-${index}","payload":{"body":"a message from ${actor}","route":"global","scope":"auto"},"puzzle_solution":"${randomBytes(32).toString('hex')}"}`;
+        const pom = { challenge_id: `pom-${index}`, puzzle_solution: randomBytes(32).toString('hex') };
+        const payload = { body: `a message from ${actor}`, scope: 'auto', route: 'global' };
+        const body = `{"act":"aether_send","challenge_id":"${pom.challenge_id}","payload":{"body":"${payload.body}","route":"global","scope":"auto"},"puzzle_solution":"${pom.puzzle_solution}"}`;
+        const signed = { ...proof, nonce: randomBytes(18).toString('base64url'), body };
         return {
           at_ms: now,
           event: {
@@ -109,7 +112,8 @@ export async function benchSends(sender_count = 2048): Promise<DurableRates> {
               route: 'global',
             },
           },
-          proof: { ...proof, nonce: randomBytes(18).toString('base64url'), body },
+          proof: signed,
+          action: { act: 'aether_send', actor, payload, proof: signed, pom },
         };
       });
     const rates = await opsPerSecond([
@@ -124,7 +128,7 @@ export async function benchSends(sender_count = 2048): Promise<DurableRates> {
       },
       ...bareAndFloorTasks(bare, sends_per_call, draft),
     ]);
-    return { engine: rates.engine!, bare: rates.bare!, floor: rates.floor! };
+    return durableRates(rates);
   } finally {
     await store.close();
     await bare.close();

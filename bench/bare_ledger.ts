@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { open, type RootDatabase, type Database } from 'lmdb';
-import { chainEntry, type LedgerEvent, type LedgerProof } from '../engine/ledger.js';
+import type { LoggedAction } from '../engine/apply.js';
+import { chainEntry, type ChainedEntry, type LedgerEvent, type LedgerProof } from '../engine/ledger.js';
+import { RecordWriter } from '../engine/store/record_bytes.js';
 import { LogTree } from '../engine/log/log_tree.js';
 import { leafHashesFrom, recordsOf } from '../engine/log/tree_batches.js';
 import type { LedgerHead } from '../engine/state.js';
@@ -12,13 +14,24 @@ export interface EntryDraft {
   at_ms: number;
   event: LedgerEvent;
   proof?: LedgerProof;
+  /** On an act's first entry: the act as the engine logs it for replay (its proof the same object as `proof`). */
+  action?: LoggedAction;
 }
 
-/** A durable act's row: the engine, the bare limit, and the floor the formats set, each in entries' acts per second. */
+/**
+ * A durable act's row: the engine, the bare limit, the floor the formats set, and that
+ * floor with the log record replay needs (logged), each in acts per second.
+ */
 export interface DurableRates {
   engine: number;
   bare: number;
   floor: number;
+  logged: number;
+}
+
+/** A durable act's rates from its tasks: the engine's (named engine) and the three of bareAndFloorTasks. */
+export function durableRates(rates: Record<string, number>): DurableRates {
+  return { engine: rates.engine!, bare: rates.bare!, floor: rates.floor!, logged: rates.logged! };
 }
 
 /** The bare limit's input: the drafts chained ahead of time (each after a zero head), as finished text. */
@@ -38,6 +51,7 @@ function finishedTexts(drafts: EntryDraft[]): string[] {
 export function bareAndFloorTasks(bare: BareLedger, ops_per_call: number, draft: () => EntryDraft[]): TaskSpec[] {
   let drafts: EntryDraft[] = [];
   let texts: string[] = [];
+  let logged_drafts: EntryDraft[] = [];
   return [
     {
       name: 'bare',
@@ -55,6 +69,14 @@ export function bareAndFloorTasks(bare: BareLedger, ops_per_call: number, draft:
       },
       fn: () => bare.appendAsFormatsRequire(drafts),
     },
+    {
+      name: 'logged',
+      ops_per_call,
+      beforeEach: () => {
+        logged_drafts = draft();
+      },
+      fn: () => bare.appendAsFormatsRequire(logged_drafts, { with_log_record: true }),
+    },
   ];
 }
 
@@ -70,10 +92,13 @@ export class BareLedger {
   /** The floor's own tables, so that its keys never meet the bare limit's. */
   private readonly floor_ledger: Database<string, number>;
   private readonly floor_tree: Database<Uint8Array, number>;
+  private readonly floor_log: Database<Uint8Array, number>;
+  private readonly records = new RecordWriter();
+  private tick = 0;
   private seq = 0;
   private head: LedgerHead = { seq: 0, hash: '0'.repeat(64) };
   /** The floor's tree, read back the way the engine's store reads its own (older hashes leave the memory ring). */
-  private readonly floor_log = new LogTree({
+  private readonly floor_log_tree = new LogTree({
     treeLeafCount: () => 0,
     treeRecord: (leaf) => leafHashesFrom((key) => this.floor_tree.get(key), leaf),
   });
@@ -84,6 +109,11 @@ export class BareLedger {
     this.floor_ledger = this.root.openDB<string, number>({ name: 'floor', keyEncoding: 'uint32', encoding: 'string' });
     this.floor_tree = this.root.openDB<Uint8Array, number>({
       name: 'floor_tree',
+      keyEncoding: 'uint32',
+      encoding: 'binary',
+    });
+    this.floor_log = this.root.openDB<Uint8Array, number>({
+      name: 'floor_log',
       keyEncoding: 'uint32',
       encoding: 'binary',
     });
@@ -107,10 +137,16 @@ export class BareLedger {
    * one per leaf), the entry's put, and the tree's hashes in records of 16 leaves
    * (recordsOf). No rules, no state, no log of the actions: an engine can approach this
    * floor but not pass it while the formats stay as they are.
+   *
+   * with_log_record: also the tick's log record of the drafts' actions, written by the
+   * engine's own RecordWriter into the same transaction, which an engine that replays its
+   * log to reproduce the ledger cannot do without (still no rules and no state).
    */
-  async appendAsFormatsRequire(drafts: EntryDraft[]): Promise<void> {
+  async appendAsFormatsRequire(drafts: EntryDraft[], { with_log_record = false } = {}): Promise<void> {
     let last: Promise<boolean> | undefined;
     const texts: string[] = new Array(drafts.length);
+    const entries: ChainedEntry[] = new Array(drafts.length);
+    const actions: LoggedAction[] = [];
     const first_leaf = this.head.seq;
     for (let i = 0; i < drafts.length; i++) {
       const draft = drafts[i]!;
@@ -118,8 +154,14 @@ export class BareLedger {
       this.head = { seq: chained.seq, hash: chained.hash };
       texts[i] = chained.json;
       last = this.floor_ledger.put(chained.seq, chained.json);
+      entries[i] = chained;
+      if (with_log_record && draft.action) actions.push(draft.action);
     }
-    for (const { leaf, record } of recordsOf(first_leaf, this.floor_log.append(texts)))
+    if (with_log_record) {
+      const record = { tick: ++this.tick, at_ms: drafts[0]?.at_ms ?? 0, actions };
+      last = this.floor_log.put(record.tick, this.records.bytes(record, entries));
+    }
+    for (const { leaf, record } of recordsOf(first_leaf, this.floor_log_tree.append(texts)))
       last = this.floor_tree.put(leaf, record);
     await last;
   }

@@ -8,7 +8,7 @@ import type { BulletinItem, Motion } from '../engine/governance/governance_state
 import { findAct } from '../engine/catalogue.js';
 import type { SocietyState } from '../engine/state.js';
 import { LmdbStore } from '../engine/store/lmdb_store.js';
-import { BareLedger, bareAndFloorTasks, type DurableRates, type EntryDraft } from './bare_ledger.js';
+import { BareLedger, bareAndFloorTasks, durableRates, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
 import { freshPubkey, registerMembers } from './members.js';
 import { pomAnswer } from './pom_answer.js';
@@ -104,6 +104,7 @@ export async function benchVotes(
             data: { agent_id: vote.actor, choice, motion_id, revision: 3 },
           },
           proof: vote.proof,
+          action: vote,
         };
       });
     };
@@ -128,9 +129,7 @@ export async function benchVotes(
       500,
     );
     return {
-      engine: rates.engine!,
-      bare: rates.bare!,
-      floor: rates.floor!,
+      ...durableRates(rates),
       tally_few: reads.few!,
       tally_many: reads.many!,
     };

@@ -19,7 +19,7 @@ import {
 } from '../engine/world/geometry.js';
 import { BIOME_WATER } from '../engine/world/materials.js';
 import { createWorld, chunkPlanes, type WorldState } from '../engine/world/world_state.js';
-import { BareLedger, bareAndFloorTasks, type DurableRates, type EntryDraft } from './bare_ledger.js';
+import { BareLedger, bareAndFloorTasks, durableRates, type DurableRates, type EntryDraft } from './bare_ledger.js';
 import { opsPerSecond } from './measure.js';
 import { freshPubkey, memorySociety, registerMembers } from './members.js';
 
@@ -177,6 +177,7 @@ export async function benchMoves(agent_count = 10_000): Promise<DurableRates> {
             },
           },
           proof: move.proof,
+          action: move,
         },
         {
           at_ms: now,
@@ -200,7 +201,7 @@ export async function benchMoves(agent_count = 10_000): Promise<DurableRates> {
       },
       ...bareAndFloorTasks(bare, moves_per_call, draft),
     ]);
-    return { engine: rates.engine!, bare: rates.bare!, floor: rates.floor! };
+    return durableRates(rates);
   } finally {
     await store.close();
     await bare.close();

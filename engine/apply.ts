@@ -10,7 +10,6 @@ import {
   LEDGER_PROOF_BYTES_MAX,
   ledgerProof,
   ledgerProofBytes,
-  markVerbatimProof,
   type ChainedEntry,
   type LedgerEvent,
   type Proof,
@@ -84,7 +83,6 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
     state.ledger_head = { seq: entry.seq, hash: entry.hash };
     return entry;
   });
-  if (proof && proof === action.proof) markVerbatimProof(entries[0]!, proof);
   return { outcome, entries };
 }
 

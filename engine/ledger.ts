@@ -120,6 +120,12 @@ export interface ChainedEntry {
   seq: number;
   hash: string;
   json: string;
+  /**
+   * The proof object the entry was chained with, if any: the very object an action was
+   * logged with when the entry carries it verbatim, which lets the log record name the
+   * entry instead of repeating the proof (engine/store/record_bytes.ts). Never serialised.
+   */
+  proof?: LedgerProof | undefined;
 }
 
 /** Places an event on the chain after `head`; the caller advances its head to the result. */
@@ -142,24 +148,7 @@ export function chainEntry(head: LedgerHead, at_ms: EpochMs, event: LedgerEvent,
     bytes <= LEDGER_ENTRY_BYTES_MAX,
     `ledger entry ${unhashed.seq} (${event.event_type}) would take ${bytes} bytes, over LEDGER_ENTRY_BYTES_MAX (${LEDGER_ENTRY_BYTES_MAX})`,
   );
-  return { seq: unhashed.seq, hash, json };
-}
-
-/**
- * Entries that carry a request's proof verbatim (the body form, the very object the
- * action was logged with), as applyAction chains them: the store then keeps the
- * proof once, on the ledger, and the action's log record points at the entry
- * (engine/store/record_bytes.ts). Kept beside the entries, never in their text.
- */
-const verbatim_proofs = new WeakMap<ChainedEntry, Proof>();
-
-export function markVerbatimProof(entry: ChainedEntry, proof: Proof): void {
-  verbatim_proofs.set(entry, proof);
-}
-
-/** The proof this entry carries as the action was logged with it, if applyAction chained it so. */
-export function verbatimProofOf(entry: ChainedEntry): Proof | undefined {
-  return verbatim_proofs.get(entry);
+  return { seq: unhashed.seq, hash, json, proof };
 }
 
 const quote = JSON.stringify;

@@ -20,7 +20,7 @@ import { BACKUPS_FOLDER, INCOMPLETE_PREFIX, listBackups } from '../engine/store/
 import type { TesseraClient } from '../client/sdk.js';
 import { open } from 'lmdb';
 import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
-import { stoppedSociety, tamperLedger } from './helpers/stores.js';
+import { rebindLogToLedger, stoppedSociety, tamperLedger } from './helpers/stores.js';
 import { request } from './helpers/signed.js';
 import { join as joinSociety } from './helpers/world.js';
 
@@ -230,5 +230,6 @@ async function rewriteRegistration(store_dir: string, handle: string, impostor: 
   const victim_seq = Array.from(ledger.getRange()).find(({ value }) => value.includes(`"handle":"${handle}"`))!.key;
   await root.close();
   tamperLedger(store_dir, victim_seq, (data) => (data.handle = impostor), 'rechain');
+  rebindLogToLedger(store_dir);
   return victim_seq;
 }

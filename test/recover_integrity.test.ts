@@ -7,7 +7,7 @@ import { recoverState } from '../engine/recover.js';
 import type { StateImage } from '../engine/state.js';
 import { LmdbStore, NoStoreError } from '../engine/store/lmdb_store.js';
 import { tempDir } from './helpers/society.js';
-import { firstEntrySeq, folderState, stoppedSociety, tamperLedger } from './helpers/stores.js';
+import { firstEntrySeq, folderState, rebindLogToLedger, stoppedSociety, tamperLedger } from './helpers/stores.js';
 
 const made: string[] = [];
 let original: Awaited<ReturnType<typeof stoppedSociety>>;
@@ -77,8 +77,16 @@ describe('recovering a store whose ledger was edited', () => {
     tamperLedger(store_dir, victim_seq, rename, 'rechain');
     const error = await recoveryError(store_dir);
     expect(error.reason).toMatch(/differs from the head recorded by the snapshot of tick \d+/);
+    // The victim's log record names its entry by the hash it was written with.
     const replayed = await recoveryError(store_dir, false);
-    expect([replayed.seq, replayed.reason]).toEqual([
+    expect(replayed.seq).toBe(victim_seq);
+    expect(replayed.reason).toMatch(
+      /takes an action's proof from this entry, written with hash [0-9a-f]{64}; the stored entry's is/,
+    );
+    // An attacker who rewrites those names too: the entry the logged act produces tells.
+    rebindLogToLedger(store_dir);
+    const rebound = await recoveryError(store_dir, false);
+    expect([rebound.seq, rebound.reason]).toEqual([
       victim_seq,
       'the stored entry differs from the one its logged act produces in data, hash (its stored hash was recomputed to match the edit)',
     ]);

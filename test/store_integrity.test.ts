@@ -10,6 +10,7 @@ import {
   folderState,
   runOperator,
   startExpectingRefusal,
+  rebindLogToLedger,
   stoppedSociety,
   tamperLedger,
 } from './helpers/stores.js';
@@ -81,6 +82,7 @@ describe('a tampered ledger entry', () => {
         log.putSync(key, value.replace('"handle":"alpha"', '"handle":"impostor"'));
     await root.close();
     tamperLedger(store_dir, victim_seq, renameVictim, 'rechain');
+    rebindLogToLedger(store_dir);
 
     const replay = await runOperator(['replay', data_dir]);
     expect(replay.code).toBe(1);

@@ -1,5 +1,5 @@
 import type { LoggedAction, TickRecord } from '../apply.js';
-import { verbatimProofOf, type ChainedEntry, type LedgerEntry, type Proof } from '../ledger.js';
+import type { ChainedEntry, LedgerEntry, Proof } from '../ledger.js';
 import { StoreIntegrityError } from '../ledger_integrity.js';
 
 /**
@@ -31,14 +31,19 @@ export class RecordWriter {
 
   /** `entries` are the tick's ledger entries: where the proofs the record points at are. */
   bytes(record: TickRecord, entries: readonly ChainedEntry[]): Buffer {
-    const carriers = new Map<Proof, ChainedEntry>();
-    for (const entry of entries) {
-      const proof = verbatimProofOf(entry);
-      if (proof) carriers.set(proof, entry);
-    }
     let at = this.write(`{"tick":${quote(record.tick)},"at_ms":${quote(record.at_ms)},"actions":[`, 0);
+    // Actions and the entries they produced come in the same order: one pass over both.
+    let next_entry = 0;
     record.actions.forEach((action, index) => {
-      const text = storedActionJson(action, action.proof && carriers.get(action.proof));
+      let carrier: ChainedEntry | undefined;
+      if (action.proof) {
+        const found = carrierIndex(entries, next_entry, action.proof);
+        if (found >= 0) {
+          carrier = entries[found];
+          next_entry = found + 1;
+        }
+      }
+      const text = storedActionJson(action, carrier);
       at = this.write(index === 0 ? text : `,${text}`, at);
     });
     at = this.write(']}', at);
@@ -55,6 +60,15 @@ export class RecordWriter {
     }
     return at + this.scratch.write(text, at);
   }
+}
+
+/**
+ * Where, from `from` on, the entry chained with this very proof object is; -1 where none
+ * is (an action whose entry shows only its body's digest was chained with another object).
+ */
+function carrierIndex(entries: readonly ChainedEntry[], from: number, proof: Proof): number {
+  for (let index = from; index < entries.length; index++) if (entries[index]!.proof === proof) return index;
+  return -1;
 }
 
 /** The action's JSON, its proof replaced by the entry that carries it where there is one. */

@@ -60,6 +60,28 @@ export function tamperLedger(
   }
 }
 
+/**
+ * What an attacker who rewrote the ledger does next if the log is to regenerate it: every
+ * log record that names an entry for its proof (engine/store/record_bytes.ts) is made to
+ * name that entry's rewritten hash. Without it the rewrite is found when the record is read.
+ */
+export function rebindLogToLedger(store_dir: string): void {
+  const root = open({ path: store_dir, maxDbs: 8 });
+  try {
+    const log = root.openDB<string, number>({ name: 'log', keyEncoding: 'uint32', encoding: 'string' });
+    const ledger = root.openDB<string, number>({ name: 'ledger', keyEncoding: 'uint32', encoding: 'string' });
+    for (const { key, value } of Array.from(log.getRange())) {
+      const rebound = value.replace(
+        /"proof_in_entry":\{"seq":(\d+),"hash":"[0-9a-f]{64}"\}/g,
+        (_named, seq: string) => `"proof_in_entry":{"seq":${seq},"hash":"${ledger.get(Number(seq))!.slice(-66, -2)}"}`,
+      );
+      if (rebound !== value) log.putSync(key, rebound);
+    }
+  } finally {
+    root.close();
+  }
+}
+
 /** The seq of the first entry of this type by an actor other than the system. */
 export function firstEntrySeq(store_dir: string, event_type: string): number {
   const root = open({ path: store_dir, maxDbs: 8, readOnly: true });
