@@ -1,14 +1,14 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchLedgerAppend } from './ledger_append.js';
 import { machineLine, median } from './measure.js';
 import { benchKeyJudging, benchSignatures } from './signatures.js';
-import { benchAllChunks, benchChunkEncode, benchLooks, benchMoves } from './world.js';
+import { benchAllChunks, benchChunkEncode, benchLooks } from './world.js';
 import { benchBulletinAllowance, benchVotes } from './governance.js';
 import type { DurableRates } from './bare_ledger.js';
-import { benchChallenges, benchFeed, benchSends } from './aether.js';
+import { benchChallenges, benchFeed } from './aether.js';
 import { READ_ROWS, benchReads, readLabel } from './load.js';
 import { benchDrill } from './drill.js';
 import { benchInclusionProofs, benchTileReads, TILE_ROWS } from './log.js';
@@ -63,9 +63,21 @@ function oncePerRun<T>(measure: () => Promise<T>): () => Promise<T> {
   };
 }
 
-const moves = oncePerRun(() => benchMoves());
-const votes = oncePerRun(() => benchVotes());
-const sends = oncePerRun(() => benchSends());
+/** A durable act's bench in a fresh process (durable_child.ts); BENCH_CPU and BENCH_PROFILE reach it too. */
+function durableInOwnProcess<T>(which: 'moves' | 'votes' | 'sends'): Promise<T> {
+  const script = fileURLToPath(new URL('./durable_child.js', import.meta.url));
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [script, which], { timeout: 600_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (stderr) process.stderr.write(stderr);
+      if (error) return reject(error);
+      resolve(JSON.parse(stdout.trim().split('\n').pop()!) as T);
+    });
+  });
+}
+
+const moves = oncePerRun(() => durableInOwnProcess<DurableRates>('moves'));
+const votes = oncePerRun(() => durableInOwnProcess<Awaited<ReturnType<typeof benchVotes>>>('votes'));
+const sends = oncePerRun(() => durableInOwnProcess<DurableRates>('sends'));
 const reads = oncePerRun(() => benchReads());
 const tiles = oncePerRun(() => benchTileReads());
 const cores = oncePerRun(() => benchVerifyAcrossCores([2, 4]));
