@@ -5,8 +5,9 @@ import { StoreIntegrityError } from '../ledger_integrity.js';
 /**
  * An action as the log table keeps it: a signed request whose first ledger entry
  * carries its proof verbatim names that entry, by seq and hash (proof_in_entry),
- * instead of repeating the proof, which is most of a signed act's record (the signed
- * body, escaped once more, its nonce and signature: 450 of a message's 720 bytes).
+ * instead of repeating the proof, which is half of a signed act's record (the signed
+ * body, escaped once more, its nonce and signature: a message's record takes 333 bytes
+ * instead of 638, a vote's 207 instead of 429).
  * The entry is written in the same transaction as the record, so it is there whenever
  * the record is; its hash in the record means an edit of that entry, its hash
  * recomputed, is found as soon as the record is read (at start-up, as an edited proof
