@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import canonicalizeJson from 'canonicalize';
 import { canonicalJson, sha256Hex } from '../engine/canonical.js';
 import { canonicalEntry, chainEntry, entryHash, ledgerProof } from '../engine/ledger.js';
+import { parseRecord, RecordProofError } from '../engine/store/record_bytes.js';
 
 // Printable text in every script, and ASCII including control characters (escapes).
 const text = fc.oneof(
@@ -122,6 +123,51 @@ describe('the ledger entry canonicaliser', () => {
         expect(chained.json.slice(-66, -2)).toBe(chained.hash);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("the proof a log record takes from its entry's text", () => {
+  // Text that looks like the entry's own structure, to tempt the cut into a nested or quoted lookalike.
+  const structural = fc.string({
+    unit: fc.constantFrom(',"proof":{', ',"seq":', '"', '\\', '{', '}', ',', 'a'),
+    maxLength: 12,
+  });
+  const hostile_text = fc.oneof(text, structural);
+
+  it('is the proof of the entry parsed whole, or a refusal where that is not a signed body of the named actor', () => {
+    fc.assert(
+      fc.property(
+        unhashed,
+        fc.record({ proof, seq: json_value }, { requiredKeys: [] }),
+        fc.option(hostile_text),
+        fc.integer({ min: 0, max: 4_000_000_000_000 }),
+        (entry, lookalikes, claimed_actor, at_ms) => {
+          // "proof" and "seq" keys inside the data, which only the entry's own may be taken for.
+          const data = { ...entry.data, ...lookalikes };
+          const chained = chainEntry(
+            { seq: entry.seq, hash: entry.prev_hash },
+            at_ms,
+            { event_type: entry.event_type, actor: entry.actor, data },
+            entry.proof,
+          );
+          const actor = claimed_actor ?? entry.actor;
+          const record = JSON.stringify({
+            tick: 1,
+            at_ms: 0,
+            actions: [{ act: 'a', actor, payload: {}, proof_in_entry: { seq: chained.seq, hash: chained.hash } }],
+          });
+          const read = () => parseRecord(record, (seq) => (seq === chained.seq ? chained.json : undefined)).actions[0]!;
+          const whole = JSON.parse(chained.json);
+          if (whole.proof && 'body' in whole.proof && whole.actor === actor) {
+            const { method, path, nonce, body, signature } = whole.proof;
+            expect(read().proof).toStrictEqual({ method, path, nonce, body, signature });
+          } else {
+            expect(read).toThrow(RecordProofError);
+          }
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

@@ -177,6 +177,16 @@ describe('the log table on disk', () => {
     expect(() => recoverState(store, { use_snapshot: false })).toThrow(
       expect.objectContaining({ seq: registration.seq, message: expect.stringContaining('carries no signed body') }),
     );
+    // An entry whose data holds an object under a "proof" key, with no proof of its own: the
+    // proof is read from the entry's text, and only the entry's own last key before seq counts.
+    const { hash: _hash, ...unhashed } = JSON.parse(store.ledgerJson(registration.seq)!);
+    const lookalike = chainEntry({ seq: registration.seq - 1, hash: unhashed.prev_hash }, Date.parse(unhashed.at), {
+      ...unhashed,
+      data: { ...unhashed.data, proof: { body: '{}', method: 'POST', nonce: 'n', path: '/p', signature: 's' } },
+    });
+    await lmdbTable(store, 'ledger').put(registration.seq, lookalike.json);
+    await repoint(registration.seq, lookalike.hash);
+    expect(() => [...store.ticksAfter(0)]).toThrow(/carries no signed body/);
     // An entry the store does not hold.
     await repoint(9_999, '0'.repeat(64));
     expect(() => [...store.ticksAfter(0)]).toThrow(/which the store does not hold/);
