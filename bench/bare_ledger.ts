@@ -49,9 +49,18 @@ function finishedTexts(drafts: EntryDraft[]): string[] {
  * task writes.
  */
 export function bareAndFloorTasks(bare: BareLedger, ops_per_call: number, draft: () => EntryDraft[]): TaskSpec[] {
-  let drafts: EntryDraft[] = [];
   let texts: string[] = [];
-  let logged_drafts: EntryDraft[] = [];
+  const floorTask = (name: string, options: { with_log_record?: boolean }): TaskSpec => {
+    let drafts: EntryDraft[] = [];
+    return {
+      name,
+      ops_per_call,
+      beforeEach: () => {
+        drafts = draft();
+      },
+      fn: () => bare.appendAsFormatsRequire(drafts, options),
+    };
+  };
   return [
     {
       name: 'bare',
@@ -61,22 +70,8 @@ export function bareAndFloorTasks(bare: BareLedger, ops_per_call: number, draft:
       },
       fn: () => bare.append(texts),
     },
-    {
-      name: 'floor',
-      ops_per_call,
-      beforeEach: () => {
-        drafts = draft();
-      },
-      fn: () => bare.appendAsFormatsRequire(drafts),
-    },
-    {
-      name: 'logged',
-      ops_per_call,
-      beforeEach: () => {
-        logged_drafts = draft();
-      },
-      fn: () => bare.appendAsFormatsRequire(logged_drafts, { with_log_record: true }),
-    },
+    floorTask('floor', {}),
+    floorTask('logged', { with_log_record: true }),
   ];
 }
 
@@ -145,7 +140,8 @@ export class BareLedger {
   async appendAsFormatsRequire(drafts: EntryDraft[], { with_log_record = false } = {}): Promise<void> {
     let last: Promise<boolean> | undefined;
     const texts: string[] = new Array(drafts.length);
-    const entries: ChainedEntry[] = new Array(drafts.length);
+    // Only the logged floor keeps the chained entries and actions its record is written from.
+    const entries: ChainedEntry[] = [];
     const actions: LoggedAction[] = [];
     const first_leaf = this.head.seq;
     for (let i = 0; i < drafts.length; i++) {
@@ -154,8 +150,10 @@ export class BareLedger {
       this.head = { seq: chained.seq, hash: chained.hash };
       texts[i] = chained.json;
       last = this.floor_ledger.put(chained.seq, chained.json);
-      entries[i] = chained;
-      if (with_log_record && draft.action) actions.push(draft.action);
+      if (with_log_record) {
+        entries.push(chained);
+        if (draft.action) actions.push(draft.action);
+      }
     }
     if (with_log_record) {
       const record = { tick: ++this.tick, at_ms: drafts[0]?.at_ms ?? 0, actions };

@@ -90,28 +90,28 @@ const cores = oncePerRun(() => benchVerifyAcrossCores([2, 4]));
  * engine reproduces its ledger.
  */
 function floorRows(act: string, unit: string, measure: () => Promise<DurableRates>): Row[] {
-  return [
-    {
-      figure: `${act}: the floor the ledger formats set (${unit}/s)`,
-      measured: `only what the formats require of the same entries: JCS text and chain hash, RFC 6962 leaf and node hash, the puts`,
-      against: 'the bare limit of the row above',
-      measure: async () => {
-        const r = await measure();
-        return { subject: r.floor, reference: r.bare };
-      },
-      samples: [],
-    },
-    {
-      figure: `${act}: that floor with the log record replay needs (${unit}/s)`,
-      measured: `the floor above, and the tick's record of the same acts (engine/store/record_bytes.ts) in the same transaction`,
-      against: 'the bare limit of the row above',
-      measure: async () => {
-        const r = await measure();
-        return { subject: r.logged, reference: r.bare };
-      },
-      samples: [],
-    },
+  const floors: [figure: string, measured: string, rate: 'floor' | 'logged'][] = [
+    [
+      `${act}: the floor the ledger formats set (${unit}/s)`,
+      'only what the formats require of the same entries: JCS text and chain hash, RFC 6962 leaf and node hash, the puts',
+      'floor',
+    ],
+    [
+      `${act}: that floor with the log record replay needs (${unit}/s)`,
+      "the floor above, and the tick's record of the same acts (engine/store/record_bytes.ts) in the same transaction",
+      'logged',
+    ],
   ];
+  return floors.map(([figure, measured, rate]) => ({
+    figure,
+    measured,
+    against: 'the bare limit of the row above',
+    measure: async () => {
+      const r = await measure();
+      return { subject: r[rate], reference: r.bare };
+    },
+    samples: [],
+  }));
 }
 
 const rows: Row[] = [

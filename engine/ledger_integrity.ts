@@ -27,6 +27,14 @@ const HASH_FIELD = ',"hash":"';
 /** `,"hash":"<64 hex>"}`: what chainEntry appends to the canonical text in place of its closing brace. */
 const HASH_SUFFIX_LENGTH = HASH_FIELD.length + 64 + 2;
 const LINK_FIELD = '"prev_hash":"';
+
+/**
+ * The hash a stored entry's text ends with (chainEntry appends it), read as it is:
+ * storedEntryProblem is what checks that it is one.
+ */
+export function storedHashOf(json: string): string {
+  return json.slice(-(HASH_SUFFIX_LENGTH - HASH_FIELD.length), -2);
+}
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
@@ -42,7 +50,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
  */
 export function storedEntryProblem(seq: number, json: string, prev_hash: string): string | undefined {
   const suffix_at = json.length - HASH_SUFFIX_LENGTH;
-  const hash = json.slice(-66, -2);
+  const hash = storedHashOf(json);
   if (suffix_at < 0 || !json.startsWith(HASH_FIELD, suffix_at) || !json.endsWith('"}') || !HEX64.test(hash))
     return 'the stored text does not end with its hash';
   const canonical = `${json.slice(0, suffix_at)}}`;
@@ -75,7 +83,7 @@ export function checkStoredChain(
       throw new StoreIntegrityError(head.seq + 1, `missing from the store (the next stored entry is seq ${seq})`);
     const problem = storedEntryProblem(seq, json, head.hash);
     if (problem) throw new StoreIntegrityError(seq, problem);
-    head = { seq, hash: json.slice(-66, -2) };
+    head = { seq, hash: storedHashOf(json) };
     on_checked?.(seq);
     if (seq === through_seq) return head;
   }

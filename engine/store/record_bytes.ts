@@ -1,6 +1,6 @@
 import type { LoggedAction, TickRecord } from '../apply.js';
 import type { ChainedEntry, LedgerEntry, Proof } from '../ledger.js';
-import { StoreIntegrityError } from '../ledger_integrity.js';
+import { StoreIntegrityError, storedHashOf } from '../ledger_integrity.js';
 
 /**
  * An action as the log table keeps it: a signed request whose first ledger entry
@@ -77,7 +77,8 @@ function storedActionJson(action: LoggedAction, carrier: ChainedEntry | undefine
   if (carrier === undefined) return quote(action);
   const { act, actor, payload, pom } = action;
   const pom_text = pom === undefined ? '' : `,"pom":${quote(pom)}`;
-  return `{"act":${quote(act)},"actor":${quote(actor)},"payload":${quote(payload)},"proof_in_entry":{"seq":${carrier.seq},"hash":"${carrier.hash}"}${pom_text}}`;
+  const pointer = `"proof_in_entry":{"seq":${carrier.seq},"hash":"${carrier.hash}"}`;
+  return `{"act":${quote(act)},"actor":${quote(actor)},"payload":${quote(payload)},${pointer}${pom_text}}`;
 }
 
 /** A damaged store: a record names a ledger entry for its proof that is not the one it was written with. */
@@ -129,8 +130,7 @@ function proofFromEntry(
   const damaged = (why: string) =>
     new RecordProofError(seq, `the log record of tick ${tick} takes an action's proof from this entry, ${why}`);
   if (json === undefined) throw damaged('which the store does not hold');
-  // Every stored entry ends with ,"hash":"<64 hex>"} (chainEntry).
-  const stored_hash = json.slice(-66, -2);
+  const stored_hash = storedHashOf(json);
   if (stored_hash !== hash) throw damaged(`written with hash ${hash}; the stored entry's is ${stored_hash}`);
   const seq_at = json.lastIndexOf(',"seq":');
   const proof_at = json.lastIndexOf(PROOF_KEY, seq_at);

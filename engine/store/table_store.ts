@@ -1,5 +1,5 @@
 import type { TickRecord } from '../apply.js';
-import type { StoredEntry } from '../ledger_integrity.js';
+import { storedHashOf, type StoredEntry } from '../ledger_integrity.js';
 import { leafHashesFrom, leavesIn, recordsOf } from '../log/tree_batches.js';
 import { GENESIS_PREV_HASH, type LedgerHead, type StateImage } from '../state.js';
 import { parseRecord, RecordWriter } from './record_bytes.js';
@@ -88,7 +88,7 @@ export abstract class TableStore implements EngineStore {
   }
 
   *ticksAfter(tick: number): Iterable<TickRecord> {
-    const ledgerJson = (seq: number) => this.tables.ledger.get(seq);
+    const ledgerJson = (seq: number) => this.ledgerJson(seq);
     for (const { value } of this.tables.log.getRange({ start: tick + 1 }))
       yield parseRecord(typeof value === 'string' ? value : utf8.decode(value), ledgerJson);
   }
@@ -105,10 +105,9 @@ export abstract class TableStore implements EngineStore {
     for (const { key, value } of this.tables.ledger.getRange({ start: from })) yield { seq: key, json: value };
   }
 
-  /** Every stored entry ends with "hash":"<64 hex>"} by construction (see chainEntry). */
   ledgerHash(seq: number): string | undefined {
     const json = this.tables.ledger.get(seq);
-    return json === undefined ? undefined : json.slice(-66, -2);
+    return json === undefined ? undefined : storedHashOf(json);
   }
 
   /** The durable head: what a reader may be shown. */
