@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Engine, LmdbStore } from '../engine/index.js';
+import { DivergedLogError, Engine, LmdbStore } from '../engine/index.js';
 import { createApp, type TesseraApp } from './app.js';
 import type { Config } from './config.js';
 import { prepareGenesis, type FounderSetup } from './founder.js';
@@ -17,12 +17,10 @@ import {
   claimDataFolder,
   COOKIE_SECRET_FILE,
   inspectDataFolder,
-  LOG_KEY_FILE,
-  StartRefusedError,
   STORE_FOLDER,
 } from './data_folder.js';
 import { Checkpoints } from './log/checkpoints.js';
-import { defaultOrigin, loadOrCreateLogKey } from './log/log_key.js';
+import { defaultOrigin, loadOrCreateLogKey, type LogKey } from './log/log_key.js';
 import { TransparencyLog } from './log/transparency_log.js';
 import { COSIGNED_CHECKPOINT_FILE, Witnessing } from './log/witnessing.js';
 import { EventHub } from './events/event_hub.js';
@@ -30,10 +28,12 @@ import { WorldChanges } from './events/world_changes.js';
 import { EVENT_STREAM_LIMITS } from './events/event_limits.js';
 import { ledgerReaderOf } from './read_context.js';
 import { openClusterLog, type ClusterLog } from './cluster/cluster_setup.js';
+import { loadNodeLogKey } from './cluster/log_identity.js';
 import { ReplicatedStore } from './cluster/replicated_store.js';
 import { ClusterNode } from './cluster/cluster_node.js';
 import { ClusterMetrics } from './cluster/cluster_metrics.js';
 import { FencedError } from './cluster/tick_log.js';
+import { EXIT_CODES } from './cluster/exit_codes.js';
 
 export interface RunningSociety {
   url: string;
@@ -96,7 +96,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   let cluster_log: ClusterLog | undefined;
   if (config.cluster) {
     try {
-      cluster_log = options.cluster_log ?? (await openClusterLog(config.cluster));
+      cluster_log = options.cluster_log ?? (await openClusterLog(config.cluster, log));
     } catch (error) {
       await store.close();
       release();
@@ -110,32 +110,41 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   const metrics = new Metrics(() => engine_ref);
   const cluster_metrics = cluster_log ? new ClusterMetrics(metrics.registry, () => node_ref) : undefined;
   const engine_store = cluster_log
-    ? new ReplicatedStore(store, cluster_log.log, (ms) => cluster_metrics?.onAppend(ms))
+    ? new ReplicatedStore(store, (ms) => cluster_metrics?.onAppend(ms))
     : store;
   /**
-   * How the process stops when it cannot go on: a node another writer fenced exits 75
-   * (started again, it follows), anything else is a bug and exits 70. Tests pass on_fatal.
+   * How the process stops when it cannot go on (api/cluster/exit_codes.ts): a node another
+   * writer fenced exits 75 (started again, it follows), one whose store is not the log's
+   * 65, anything else is a bug and exits 70. Tests pass on_fatal.
    */
   const fatal = (error: unknown, where: string) => {
     if (options.on_fatal) return options.on_fatal(error);
     if (error instanceof FencedError) {
       log({ cluster: 'fenced', why: error.message });
-      process.exit(75);
+      process.exit(EXIT_CODES.fenced);
+    }
+    if (error instanceof DivergedLogError) {
+      log({ cluster: 'diverged', why: error.message });
+      process.exit(EXIT_CODES.diverged);
     }
     report(error, where);
-    process.exit(70);
+    process.exit(EXIT_CODES.internal);
   };
   let founder: FounderSetup;
   let engine: Engine;
+  let log_key: LogKey;
   try {
     const log_ticks = cluster_log ? await cluster_log.log.lastTick() : 0;
-    // A node joining a society already running shares its log key, or its checkpoints would not verify as the log's.
-    const log_key_file = join(config.data_dir, LOG_KEY_FILE);
-    if (log_ticks > 0 && !existsSync(log_key_file))
-      throw new StartRefusedError(
-        `the replicated log holds ${log_ticks} ticks but ${log_key_file} is missing: ` +
-          "copy the log key from the leader's data folder (docs/scaling.md)",
-      );
+    const origin = config.log_origin ?? defaultOrigin(config.public_url);
+    const configured = config.log_origin !== undefined;
+    // Before anything is written: every node of a replicated society signs under the one key recorded with its log.
+    log_key = config.cluster
+      ? await loadNodeLogKey(config.data_dir, origin, configured, {
+          role: config.cluster.role,
+          log_ticks,
+          identity: cluster_log?.identity,
+        })
+      : await loadOrCreateLogKey(config.data_dir, origin, configured);
     founder = prepareGenesis(config.data_dir, config.genesis_file, { founded: store.lastTick() > 0 || log_ticks > 0 });
     engine = await Engine.open(engine_store, founder.genesis, {
       writer: !cluster_log,
@@ -169,11 +178,6 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     if (!configured.ok) throw new Error(`payment mode refused: ${configured.code}`);
   };
   if (engine.is_writer) await recordPaymentMode();
-  const log_key = await loadOrCreateLogKey(
-    config.data_dir,
-    config.log_origin ?? defaultOrigin(config.public_url),
-    config.log_origin !== undefined,
-  );
   const checkpoints = new Checkpoints(log_key, engine.log_tree, () => store.ledgerHead().seq);
   const witnessing =
     config.witnesses.length > 0
@@ -224,7 +228,13 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     transparency,
     events,
     ...(cluster_log
-      ? { writers: { leading: () => node_ref?.leading ?? false, leader_url: () => node_ref?.leader_url } }
+      ? {
+          writers: {
+            leading: () => node_ref?.leading ?? false,
+            writable: () => node_ref?.writable ?? false,
+            leader_url: () => node_ref?.leader_url,
+          },
+        }
       : {}),
   });
   let listening_url = '';
@@ -247,7 +257,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
         witnessing?.start();
       },
       on_fenced: (why) => fatal(new FencedError(`fenced: ${why}`), 'the lease'),
-      on_diverged: (error) => fatal(error, 'following the replicated log'),
+      on_diverged: (error) => fatal(asDiverged(error, engine.state.tick + 1), 'following the replicated log'),
       log_line: log,
     });
     // Everything the log holds is applied before anything is served; a store that is not this log's is refused.
@@ -316,4 +326,9 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       release();
     },
   };
+}
+
+/** What stopped a follower: a tick that does not replay or verify here is a divergence, whatever threw it. */
+function asDiverged(error: unknown, tick: number): DivergedLogError {
+  return error instanceof DivergedLogError ? error : new DivergedLogError(tick, String(error));
 }

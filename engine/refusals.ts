@@ -98,11 +98,11 @@ export const REFUSALS = {
     message: 'The engine queue is full; nothing was done or spent. Try again after Retry-After seconds.',
   },
 
-  // A replicated society: acts go to its one writer, which this node is not, and none is known now.
+  // A replicated society: acts go to its one writer, and none can take them now (none known, or it cannot reach NATS).
   NOT_LEADER: {
     status: 503,
     message:
-      'This node is a read replica and no leader holds the lease right now (a failover is under way); nothing was done or spent. Try again after Retry-After seconds.',
+      'No node of this replicated society can take writes right now (a failover is under way, or the writer cannot reach its log); nothing was done or spent. Send the same request again after Retry-After seconds.',
   },
 
   // A 5xx is a bug; this is the one body such a bug gets.

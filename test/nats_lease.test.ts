@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { NatsLease } from '../api/cluster/nats_lease.js';
+import { openNatsLease } from '../api/cluster/nats_lease.js';
+import type { BucketLease } from '../api/cluster/leader_lease.js';
 import { HAVE_NATS_SERVER, NatsCluster } from '../bench/nats_cluster.js';
 
 /**
@@ -23,10 +24,10 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-async function lease(bucket: string): Promise<NatsLease> {
+async function lease(bucket: string): Promise<BucketLease> {
   const connection = await connect({ servers: nats.url().split(',') });
   connections.push(connection);
-  return NatsLease.open(connection, bucket, TTL_MS, 3);
+  return openNatsLease(connection, bucket, TTL_MS, 3);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

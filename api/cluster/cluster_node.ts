@@ -1,8 +1,9 @@
 import { DivergedLogError, storedTicks, type Engine, type ReplicatedTick } from '../../engine/index.js';
+import { backoffMs, hostClock, type ClusterClock } from './cluster_clock.js';
 import type { LeaderLease, LeaseHolder } from './leader_lease.js';
 import { FollowedTickCheck } from './followed_check.js';
 import type { ReplicatedStore } from './replicated_store.js';
-import type { LogFollower, TickLog } from './tick_log.js';
+import { LogMovedError, type LogFollower, type TermWriter, type TickLog } from './tick_log.js';
 
 export type NodeRole = 'leader' | 'replica';
 
@@ -21,6 +22,8 @@ export interface ClusterNodeOptions {
   store: ReplicatedStore;
   log: TickLog;
   lease: LeaderLease;
+  /** The host's monotonic clock and timers; the simulator's own in `npm run simulate`. */
+  clock?: ClusterClock;
   /** What the node does once it writes: found an empty society, record the payment mode, start backups and pulses. */
   on_lead: () => Promise<void>;
   /**
@@ -38,23 +41,23 @@ export interface ClusterNodeOptions {
 /**
  * One node of a replicated society. It follows the tick log into its engine, watches the
  * lease, and becomes the writer when it holds the lease: it stops following, applies
- * whatever the log has that it does not, and only then lets its engine write, through a
+ * whatever the log has that it does not, begins its term in the log (which from then on
+ * refuses every earlier term's appends), and only then lets its engine write, through a
  * store that appends to the log first.
  *
- * The lease decides who should write; what makes a second writer harmless is the log:
- * every append says which tick the log must end at, so a writer that another has
- * overtaken is refused by the log and stops (StaleWriterError). A writer also gives up
- * (on_fenced) as soon as a renewal is refused. It does not give up merely because it
- * cannot reach the lease for a while: that is what a NATS node's death looks like for the
- * seconds its streams elect new leaders (5 to 7 s measured for nats-server 2.9), and a
- * writer that cannot reach NATS cannot append either. Hence a lease ttl longer than such
- * an election, renewed every second.
+ * The lease decides who should write; the term fence makes an old writer harmless, even
+ * one that was paused and wakes up with a tick in hand. A writer gives up (on_fenced) as
+ * soon as a renewal is refused. It does not give up merely because it cannot reach NATS
+ * for a while: that is what a NATS node's death looks like for the seconds its streams
+ * elect new leaders (5 to 7 s measured for nats-server 2.9). Meanwhile it refuses new
+ * writes at once (503 NOT_LEADER) rather than let them wait. Every NATS call that fails
+ * is tried again, with backoff; a node stops only when fenced or on a real divergence.
  */
 export class ClusterNode {
   private follower: LogFollower | undefined;
   private tenure: LeaseHolder | undefined;
   private known_leader: LeaseHolder | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private stop_timer: (() => void) | undefined;
   private free_since_ms: number | undefined;
   private stopped = false;
   private busy = false;
@@ -64,10 +67,16 @@ export class ClusterNode {
   private promotion: Promise<void> | undefined;
   private check: FollowedTickCheck | undefined;
   private seen_a_leader = false;
-  /** When this node last applied a followed tick (monotonic ms), to notice a follower that stalled. */
-  private last_applied_ms = performance.now();
+  private readonly clock: ClusterClock;
+  /** When this node last applied a followed tick, to notice a follower that stalled. */
+  private last_applied_ms: number;
+  /** When the lease was last renewed by this node (its holder), to refuse writes while NATS is unreachable. */
+  private renewed_ms = 0;
 
-  constructor(private readonly options: ClusterNodeOptions) {}
+  constructor(private readonly options: ClusterNodeOptions) {
+    this.clock = options.clock ?? hostClock;
+    this.last_applied_ms = this.clock.now_ms();
+  }
 
   /** Whether this node is the writer now. */
   get leading(): boolean {
@@ -75,11 +84,24 @@ export class ClusterNode {
   }
 
   /**
-   * The writer's URL as last seen, if another node holds the lease. Undefined while this
-   * node leads or is becoming the writer, and while nobody holds the lease.
+   * Whether a write sent now would be taken: this node leads and renewed its lease lately.
+   * A leader that has not reached NATS for two renewals would keep a write waiting for an
+   * append that cannot land; it is refused at once instead, nothing spent.
+   */
+  get writable(): boolean {
+    return this.leading && this.clock.now_ms() - this.renewed_ms < 2 * checkEveryMs(this.options.lease.ttl_ms) + 500;
+  }
+
+  /**
+   * The writer's URL as last seen, if another node holds the lease and renews it. Undefined
+   * while this node leads or is becoming the writer, while nobody holds the lease, and when
+   * the holder has not renewed for three checks (it is probably gone: a redirect there
+   * would only fail).
    */
   get leader_url(): string | undefined {
-    return this.tenure ? undefined : this.known_leader?.url;
+    if (this.tenure || !this.known_leader) return undefined;
+    if (this.options.lease.unchangedForMs() > 3 * checkEveryMs(this.options.lease.ttl_ms) + 500) return undefined;
+    return this.known_leader.url;
   }
 
   /** Ticks the log has that this node has not applied yet (as last seen). */
@@ -110,15 +132,14 @@ export class ClusterNode {
     this.follow();
     await this.watch();
     await this.promotion;
-    const every_ms = checkEveryMs(this.options.lease.ttl_ms);
-    this.timer = setInterval(() => void this.watch(), every_ms);
-    this.timer.unref();
+    this.stop_timer = this.clock.every(checkEveryMs(this.options.lease.ttl_ms), () => void this.watch());
   }
 
   /** Stops following and watching; a writer releases its lease, so another node takes over at once. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    this.stop_timer?.();
+    // A promotion under way sees `stopped` at its next step and abandons its term; it is not awaited, as NATS may be down.
     await this.follower?.stop();
     if (this.tenure) await this.options.lease.release().catch(() => undefined);
   }
@@ -138,19 +159,32 @@ export class ClusterNode {
     if (tick.record.tick <= engine.state.tick) return;
     this.check ??= new FollowedTickCheck(engine.state);
     await engine.follow(tick, (entries) => this.check!.check(entries));
-    this.last_applied_ms = performance.now();
+    this.last_applied_ms = this.clock.now_ms();
     this.log_last_tick = Math.max(this.log_last_tick, tick.record.tick);
   }
 
   /** Reads and applies the log's ticks after this node's, up to the log's end as it is now. */
   private async applyLog(): Promise<void> {
     const { engine, log } = this.options;
-    this.log_last_tick = await log.lastTick();
+    this.log_last_tick = await this.retried('read the log’s end', () => log.lastTick());
     await this.checkSameHistory();
     for (let next = engine.state.tick + 1; next <= this.log_last_tick; next++) {
-      const tick = await log.read(next);
+      const tick = await this.retried(`read tick ${next}`, () => log.read(next));
       if (!tick) throw new Error(`the log says it ends at tick ${this.log_last_tick} but has no tick ${next}`);
       await this.apply(tick);
+    }
+  }
+
+  /** A NATS call tried until it answers, with backoff: a timeout or an election is no reason to stop. */
+  private async retried<T>(what: string, call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (this.stopped) throw error;
+        this.options.log_line?.({ cluster: 'retrying', node: this.options.node_id, what, attempt, error: String(error) });
+        await this.clock.sleep(backoffMs(attempt));
+      }
     }
   }
 
@@ -171,7 +205,8 @@ export class ClusterNode {
   }
 
   private async renew(): Promise<void> {
-    if (!(await this.options.lease.renew())) this.fence('the lease was taken by another node');
+    if (await this.options.lease.renew()) this.renewed_ms = this.clock.now_ms();
+    else this.fence('another node took the lease');
   }
 
   private async lookForLeader(): Promise<void> {
@@ -184,20 +219,25 @@ export class ClusterNode {
       this.free_since_ms = undefined;
       return;
     }
-    this.free_since_ms ??= performance.now();
+    const now_ms = this.clock.now_ms();
+    this.free_since_ms ??= now_ms;
     // A node that has applied the whole log competes at once; one behind leaves it a ttl, then takes it
     // anyway (it applies the rest from the log before it writes): someone must write.
-    if (this.lag_ticks > 0 && performance.now() - this.free_since_ms < lease.ttl_ms) return;
+    if (this.lag_ticks > 0 && now_ms - this.free_since_ms < lease.ttl_ms) return;
     // At a cluster's start a replica leaves a free lease to the leader node for one ttl, so
     // the cluster begins with the writer it was meant to have; once a leader was seen and
     // its lease lapsed (the server's ttl), there is nothing more to wait for.
-    if (role === 'replica' && !this.seen_a_leader && performance.now() - this.free_since_ms < lease.ttl_ms) return;
+    if (role === 'replica' && !this.seen_a_leader && now_ms - this.free_since_ms < lease.ttl_ms) return;
+    if (this.stopped) return;
     const tenure = await lease.take(node_id, url());
     if (!tenure) return;
     this.tenure = tenure;
     this.known_leader = tenure;
+    this.renewed_ms = this.clock.now_ms();
     // Not awaited: the lease is renewed on schedule while the log is caught up.
-    this.promotion = this.promote(tenure).catch((error) => this.options.on_diverged(error));
+    this.promotion = this.promote(tenure).catch((error) => {
+      if (!this.stopped) this.options.on_diverged(error);
+    });
   }
 
   /**
@@ -209,7 +249,7 @@ export class ClusterNode {
     const { engine, log, store } = this.options;
     const common = Math.min(this.log_last_tick, engine.state.tick);
     if (common === 0) return;
-    const tick = await log.read(common);
+    const tick = await this.retried(`read tick ${common}`, () => log.read(common));
     const head = tick?.ledger_head;
     if (!head || store.ledgerHash(head.seq) !== head.hash)
       throw new DivergedLogError(
@@ -219,19 +259,37 @@ export class ClusterNode {
   }
 
   /**
+   * Catches up and begins this node's term in the log. A tick an earlier writer appended
+   * late, after this node read the log's end, makes the log refuse the term's start:
+   * that tick is history (its writer may have answered for it), so it is applied, and the
+   * term begun again after it.
+   */
+  private async beginTerm(term: string): Promise<TermWriter> {
+    const { engine, log } = this.options;
+    for (let attempt = 0; ; attempt++) {
+      await this.applyLog();
+      // A store ahead of the log (a society that ran on one machine) begins after the log's end and seeds it.
+      const after_tick = Math.min(engine.state.tick, this.log_last_tick);
+      try {
+        return await log.beginTerm(term, after_tick);
+      } catch (error) {
+        if (!(error instanceof LogMovedError) || this.stopped) throw error;
+        this.options.log_line?.({ cluster: 'term start raced a late tick', node: this.options.node_id, attempt });
+      }
+    }
+  }
+
+  /**
    * A writer whose store is ahead of the log (a society that ran on one machine, now
    * replicated) first appends its own ticks, so that the log holds the whole history.
    */
-  private async seedLog(term: string): Promise<void> {
-    const { engine, log, store } = this.options;
-    const log_last = await log.lastTick();
+  private async seedLog(writer: TermWriter): Promise<void> {
+    const { engine, store } = this.options;
+    const log_last = this.log_last_tick;
     if (log_last >= engine.state.tick) return;
-    for (const tick of storedTicks(store, log_last)) await log.append(tick, term);
-    this.options.log_line?.({
-      cluster: 'seeded the log',
-      node: this.options.node_id,
-      ticks: engine.state.tick - log_last,
-    });
+    for (const tick of storedTicks(store, log_last)) await writer.append(tick);
+    this.log_last_tick = engine.state.tick;
+    this.options.log_line?.({ cluster: 'seeded the log', node: this.options.node_id, ticks: engine.state.tick - log_last });
   }
 
   /**
@@ -240,31 +298,34 @@ export class ClusterNode {
    * started again from where this node is.
    */
   private async restartStalledFollower(): Promise<void> {
-    if (!this.follower || this.lag_ticks === 0 || performance.now() - this.last_applied_ms < FOLLOWER_STALL_MS) return;
+    const now_ms = this.clock.now_ms();
+    if (!this.follower || this.lag_ticks === 0 || now_ms - this.last_applied_ms < FOLLOWER_STALL_MS) return;
     this.options.log_line?.({ cluster: 'follower restarted', node: this.options.node_id, lag_ticks: this.lag_ticks });
     const stalled = this.follower;
     this.follower = undefined;
     await stalled.stop();
-    this.last_applied_ms = performance.now();
+    this.last_applied_ms = this.clock.now_ms();
     if (!this.stopped && !this.tenure) this.follow();
   }
 
   private async promote(tenure: LeaseHolder): Promise<void> {
     const { engine, store } = this.options;
     this.promoting = true;
-    const began_ms = performance.now();
+    const began_ms = this.clock.now_ms();
     await this.follower?.stop();
     this.follower = undefined;
-    await this.applyLog();
-    await this.seedLog(tenure.term);
-    store.lead(tenure.term);
+    const writer = await this.beginTerm(tenure.term);
+    // A node stopping meanwhile (a shutdown) leaves its term begun and unused: the next writer's term fences it.
+    if (this.stopped || this.tenure !== tenure) return writer.abandon();
+    await this.seedLog(writer);
+    store.lead(writer);
     engine.lead();
     this.promoting = false;
     this.options.log_line?.({
       cluster: 'leading',
       node: this.options.node_id,
       tick: engine.state.tick,
-      caught_up_ms: Math.round(performance.now() - began_ms),
+      caught_up_ms: Math.round(this.clock.now_ms() - began_ms),
     });
     await this.options.on_lead();
   }
@@ -272,7 +333,7 @@ export class ClusterNode {
   private fence(why: string): void {
     if (this.stopped) return;
     this.stopped = true;
-    clearInterval(this.timer);
+    this.stop_timer?.();
     this.tenure = undefined;
     // Whatever the host does next, this node writes nothing more.
     this.options.engine.stopWriting();

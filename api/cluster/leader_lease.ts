@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import type { ClusterClock } from './cluster_clock.js';
 
 /** Who writes: a node's id, the URL its writes are sent to, and the term of this tenure. */
 export interface LeaseHolder {
   node: string;
   url: string;
-  /** New at every take: the writer's name in the tick log, so a resend by another tenure is never taken as its own. */
+  /** New at every take: the term the writer starts in the tick log, which fences every earlier one. */
   term: string;
 }
 
 /**
  * The right to write, held by one node at a time and lost when it is not renewed
  * within ttl_ms. Taken only when nobody holds it (a compare-and-set), renewed only by
- * its holder (compare-and-set on the revision it last wrote). Over a JetStream
- * key-value bucket (nats_lease.ts) or in process (MemoryLease).
+ * its holder (compare-and-set on the revision it last wrote). The lease only decides who
+ * should write; what keeps an old holder from writing is the tick log's term fence.
  */
 export interface LeaderLease {
   readonly ttl_ms: number;
@@ -20,53 +21,151 @@ export interface LeaderLease {
   holder(): Promise<LeaseHolder | undefined>;
   /** Takes the lease if nobody holds it: the new tenure, or undefined if someone does. */
   take(node: string, url: string): Promise<LeaseHolder | undefined>;
-  /** Renews our tenure: false if it is no longer ours (it lapsed and another node took it). */
+  /** Renews our tenure: false if it is no longer ours (another node took it). */
   renew(): Promise<boolean>;
   /** Gives the lease up at once (a clean shutdown), so another node need not wait out the ttl. */
   release(): Promise<void>;
+  /** How long the holder's entry has read unchanged here (0 just after it changed, or when not read). */
+  unchangedForMs(): number;
 }
 
-export function newTenure(node: string, url: string): LeaseHolder {
-  return { node, url, term: randomUUID() };
+/** One key of a key-value store with revisions: a JetStream bucket (nats_lease.ts) or memory (memory_lease_bucket.ts). */
+export interface LeaseBucket {
+  /** The entry, or undefined if there is none (never written, deleted or expired). */
+  get(): Promise<{ revision: number; value: string } | undefined>;
+  /** Writes if there is no entry: its revision. WrongRevisionError if there is one. */
+  create(value: string): Promise<number>;
+  /** Writes if the entry is at `revision`: the new revision. WrongRevisionError otherwise. */
+  update(value: string, revision: number): Promise<number>;
+  /** Deletes the entry if it is at `revision`. */
+  delete(revision: number): Promise<void>;
 }
 
-/** The lease in one process, for unit tests: time is the test's clock. */
-export class MemoryLease implements LeaderLease {
-  private static readonly held = new WeakMap<object, { holder: LeaseHolder; renewed_ms: number }>();
+/** The bucket refused a write: the key is not at the revision asked for (or exists, for a create). */
+export class WrongRevisionError extends Error {
+  override name = 'WrongRevisionError';
+}
+
+export type TermMaker = () => string;
+
+/**
+ * The lease as one key in a bucket whose entries expire after ttl_ms. Taking is
+ * `create` (refused while the key exists), renewing is `update` at the revision this
+ * node last wrote (refused once anyone else wrote after it).
+ *
+ * JetStream removes an expired entry only some time after its ttl (about another ttl,
+ * measured), so a watcher does not wait for that: a holder renews every second, and an
+ * entry this node has read at the same revision, read after read without a failure, for
+ * a whole ttl of its own clock was not renewed for at least that long. It counts as
+ * free, and is taken with `update` at that revision, which fails if the holder renewed
+ * after all. Only clock rates are compared, never two machines' clocks. A failed read
+ * starts the watch again: while NATS elects a stream leader, nobody can renew, and that
+ * is no sign that the holder is gone.
+ */
+export class BucketLease implements LeaderLease {
+  private revision = 0;
+  private mine: LeaseHolder | undefined;
+  /** The holder's entry as this node last saw it change: its revision, and when. */
+  private seen: { revision: number; since_ms: number } | undefined;
 
   constructor(
-    private readonly shared: object,
+    private readonly bucket: LeaseBucket,
     readonly ttl_ms: number,
-    private readonly clock: () => number,
+    private readonly clock: Pick<ClusterClock, 'now_ms'>,
+    private readonly newTerm: TermMaker = randomUUID,
   ) {}
 
-  private mine: LeaseHolder | undefined;
-
-  private current() {
-    const entry = MemoryLease.held.get(this.shared);
-    return entry && this.clock() - entry.renewed_ms < this.ttl_ms ? entry : undefined;
+  async holder(): Promise<LeaseHolder | undefined> {
+    let entry;
+    try {
+      entry = await this.bucket.get();
+    } catch (error) {
+      this.seen = undefined;
+      throw error;
+    }
+    if (!entry) {
+      // Gone (expired or given up): it is taken with create.
+      this.seen = undefined;
+      return undefined;
+    }
+    const holder = JSON.parse(entry.value) as LeaseHolder;
+    if (this.seen?.revision !== entry.revision) this.seen = { revision: entry.revision, since_ms: this.clock.now_ms() };
+    else if (this.lapsedRevision() !== undefined && holder.term !== this.mine?.term) return undefined;
+    return holder;
   }
 
-  async holder(): Promise<LeaseHolder | undefined> {
-    return this.current()?.holder;
+  /** How long this node has read the holder's entry unchanged (0 when it just changed or was not read). */
+  unchangedForMs(): number {
+    return this.seen ? this.clock.now_ms() - this.seen.since_ms : 0;
+  }
+
+  /** The revision this node has read unchanged for a whole ttl: its holder stopped renewing. */
+  private lapsedRevision(): number | undefined {
+    return this.seen && this.clock.now_ms() - this.seen.since_ms >= this.ttl_ms ? this.seen.revision : undefined;
   }
 
   async take(node: string, url: string): Promise<LeaseHolder | undefined> {
-    if (this.current()) return undefined;
-    this.mine = newTenure(node, url);
-    MemoryLease.held.set(this.shared, { holder: this.mine, renewed_ms: this.clock() });
-    return this.mine;
+    const tenure: LeaseHolder = { node, url, term: this.newTerm() };
+    const lapsed = this.lapsedRevision();
+    try {
+      this.revision =
+        lapsed === undefined
+          ? await this.bucket.create(JSON.stringify(tenure))
+          : await this.bucket.update(JSON.stringify(tenure), lapsed);
+    } catch (error) {
+      if (!(error instanceof WrongRevisionError)) throw error;
+      // A write that timed out may still have landed: then the entry holds this tenure.
+      if (!(await this.adoptIfMine(tenure))) return undefined;
+    }
+    this.mine = tenure;
+    return tenure;
   }
 
   async renew(): Promise<boolean> {
-    const entry = this.current();
-    if (!this.mine || entry?.holder.term !== this.mine.term) return false;
-    entry.renewed_ms = this.clock();
+    if (!this.mine) return false;
+    try {
+      this.revision = await this.bucket.update(JSON.stringify(this.mine), this.revision);
+      return true;
+    } catch (error) {
+      if (!(error instanceof WrongRevisionError)) throw error;
+      // A renewal that timed out (a NATS node's election) may have landed after all: the revision moved, but to ours.
+      if (await this.adoptIfMine(this.mine)) return true;
+      const entry = await this.bucket.get();
+      if (!entry) return this.retake(this.mine);
+      this.mine = undefined;
+      return false;
+    }
+  }
+
+  /**
+   * The entry expired before a renewal reached it (NATS was unreachable for a ttl) and
+   * nobody took it: the holder writes it again under the same term. That is safe
+   * because the lease does not fence: a node that took it meanwhile would have begun a
+   * term in the log, and this holder's next append would be refused.
+   */
+  private async retake(tenure: LeaseHolder): Promise<boolean> {
+    try {
+      this.revision = await this.bucket.create(JSON.stringify(tenure));
+      return true;
+    } catch (error) {
+      if (!(error instanceof WrongRevisionError)) throw error;
+      if (await this.adoptIfMine(tenure)) return true;
+      this.mine = undefined;
+      return false;
+    }
+  }
+
+  /** Whether the entry now holds this tenure (a write of ours whose answer was lost); if so, its revision is ours. */
+  private async adoptIfMine(tenure: LeaseHolder): Promise<boolean> {
+    const entry = await this.bucket.get();
+    if (!entry || (JSON.parse(entry.value) as LeaseHolder).term !== tenure.term) return false;
+    this.revision = entry.revision;
     return true;
   }
 
   async release(): Promise<void> {
-    if (this.mine && this.current()?.holder.term === this.mine.term) MemoryLease.held.delete(this.shared);
+    if (!this.mine) return;
     this.mine = undefined;
+    await this.bucket.delete(this.revision).catch(() => undefined);
   }
 }

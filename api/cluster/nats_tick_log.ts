@@ -7,115 +7,149 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import type { ReplicatedTick } from '../../engine/index.js';
-import { decodeTick, encodeTick, StaleWriterError, type LogFollower, type TickLog } from './tick_log.js';
+import { backoffMs, hostClock, type ClusterClock } from './cluster_clock.js';
+import {
+  WrongLastSequenceError,
+  type LogStream,
+  type StreamConsumer,
+  type StreamMessage,
+  type StreamMessageKind,
+} from './log_stream.js';
+import { StreamTickLog } from './stream_tick_log.js';
 
 export interface NatsTickLogOptions {
-  /** The stream's name; its one subject is `<name>.ticks`. */
+  /** The stream's name; its subjects are `<name>.ticks` and `<name>.terms`. */
   stream: string;
   /** Servers that must hold a tick before it counts (3 for a three-node cluster; 1 for a lone test server). */
   replicas: number;
-  /**
-   * How long an append keeps trying through a lost connection or a stream leader's
-   * election before it gives up (the writer then stops, as for any failed commit).
-   */
-  append_timeout_ms?: number;
+  clock?: ClusterClock;
+  /** Told of each NATS call retried (a timeout, an election, JetStream not ready), for the node's log. */
+  on_retry?: (what: string, error: unknown, attempt: number) => void;
+}
+
+/** The tick log on a JetStream stream, created by whichever node comes first. */
+export async function openNatsTickLog(connection: NatsConnection, options: NatsTickLogOptions): Promise<StreamTickLog> {
+  const clock = options.clock ?? hostClock;
+  const stream = await JetStreamLogStream.open(connection, options.stream, options.replicas, clock, options.on_retry);
+  return new StreamTickLog(stream, { clock, ...(options.on_retry ? { on_retry: options.on_retry } : {}) });
 }
 
 /**
- * The tick log as a JetStream stream: file storage, `replicas` copies, no deletes or
- * purges, kept forever. Tick n is stream message n, so the stream's sequence is the
- * tick number and "expected last sequence n - 1" is exactly "the log ends at tick
- * n - 1": a second writer's append is refused by the stream itself. The message id is
- * `<term>:<tick>`, not the tick alone: JetStream answers a repeated id as a duplicate
- * before it checks the expected sequence, so a bare tick number would let a stale
- * writer's tick n pass as stored when another writer's tick n is. With the term in
- * the id, only the same writer's resend is a duplicate.
+ * A LogStream on JetStream: file storage, `replicas` copies, no deletes or purges, kept
+ * forever. A tick goes to `<name>.ticks`, a term start to `<name>.terms`; the stream's
+ * sequence orders both. The expected last sequence and the message id are JetStream's
+ * own (Nats-Expected-Last-Sequence, Nats-Msg-Id), checked by the stream's leader.
  */
-export class NatsTickLog implements TickLog {
+class JetStreamLogStream implements LogStream {
   private constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
-    private readonly options: NatsTickLogOptions,
+    private readonly name: string,
+    private readonly clock: ClusterClock,
+    private readonly on_retry?: (what: string, error: unknown, attempt: number) => void,
   ) {}
 
-  static async open(connection: NatsConnection, options: NatsTickLogOptions): Promise<NatsTickLog> {
+  static async open(
+    connection: NatsConnection,
+    name: string,
+    replicas: number,
+    clock: ClusterClock,
+    on_retry?: (what: string, error: unknown, attempt: number) => void,
+  ): Promise<JetStreamLogStream> {
     const jsm = await jetstreamManager(connection);
-    const subject = `${options.stream}.ticks`;
+    const subjects = [`${name}.ticks`, `${name}.terms`];
     try {
-      const info = await jsm.streams.info(options.stream);
-      if (!info.config.subjects?.includes(subject))
-        throw new Error(`the stream ${options.stream} exists without the subject ${subject}: it is not a tick log`);
+      const info = await jsm.streams.info(name);
+      const have = info.config.subjects ?? [];
+      if (!have.includes(subjects[0]!))
+        throw new Error(`the stream ${name} exists without the subject ${subjects[0]}: it is not a tick log`);
+      // A log made before term starts existed gains their subject; its ticks are read as before.
+      if (!have.includes(subjects[1]!)) await jsm.streams.update(name, { subjects });
     } catch (error) {
       if (!isApiError(error, JetStreamApiCodes.StreamNotFound)) throw error;
-      // Created by whichever node comes first; the same config from another node is accepted as it is.
+      // The same config from another node starting at the same moment is accepted as it is.
       await jsm.streams.add({
-        name: options.stream,
-        subjects: [subject],
+        name,
+        subjects,
         storage: 'file',
-        num_replicas: options.replicas,
+        num_replicas: replicas,
         deny_delete: true,
         deny_purge: true,
         duplicate_window: 120_000_000_000,
       } as Parameters<JetStreamManager['streams']['add']>[0]);
     }
-    return new NatsTickLog(jetstream(connection, { timeout: 5_000 }), jsm, options);
+    return new JetStreamLogStream(jetstream(connection, { timeout: 5_000 }), jsm, name, clock, on_retry);
   }
 
-  async append(tick: ReplicatedTick, term: string): Promise<void> {
-    const number = tick.record.tick;
-    const data = encodeTick(tick);
-    const give_up_at = Date.now() + (this.options.append_timeout_ms ?? 20_000);
-    for (;;) {
-      try {
-        const ack = await this.js.publish(`${this.options.stream}.ticks`, data, {
-          msgID: `${term}:${number}`,
-          expect: { lastSequence: number - 1 },
-        });
-        if (ack.seq !== number) throw new StaleWriterError(number, undefined);
-        return;
-      } catch (error) {
-        if (isApiError(error, JetStreamApiCodes.StreamWrongLastSequence)) throw new StaleWriterError(number, undefined);
-        if (error instanceof StaleWriterError || Date.now() > give_up_at) throw error;
-        // A timeout or a lost connection: the tick may or may not be stored. The same id
-        // again is either stored now or answered as the duplicate it is.
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+  async publish(kind: StreamMessageKind, data: string, msg_id: string, expect_last_seq: number): Promise<number> {
+    try {
+      const ack = await this.js.publish(this.subjectOf(kind), data, {
+        msgID: msg_id,
+        expect: { lastSequence: expect_last_seq },
+      });
+      return ack.seq;
+    } catch (error) {
+      if (isApiError(error, JetStreamApiCodes.StreamWrongLastSequence)) throw new WrongLastSequenceError(expect_last_seq);
+      throw error;
     }
   }
 
-  async lastTick(): Promise<number> {
-    return (await this.jsm.streams.info(this.options.stream)).state.last_seq;
+  async lastSeq(): Promise<number> {
+    return (await this.jsm.streams.info(this.name)).state.last_seq;
   }
 
-  async read(tick: number): Promise<ReplicatedTick | undefined> {
+  async get(seq: number): Promise<StreamMessage | undefined> {
     try {
-      const message = await this.jsm.streams.getMessage(this.options.stream, { seq: tick });
-      return message ? decodeTick(message.string(), tick) : undefined;
+      const message = await this.jsm.streams.getMessage(this.name, { seq });
+      if (!message) return undefined;
+      return { seq, kind: message.subject.endsWith('.terms') ? 'term' : 'tick', data: message.string() };
     } catch (error) {
       if (isApiError(error, JetStreamApiCodes.NoMessageFound)) return undefined;
       throw error;
     }
   }
 
-  follow(
-    after: number,
-    apply: (tick: ReplicatedTick) => Promise<void>,
+  consume(
+    from_seq: number,
+    deliver: (message: StreamMessage) => Promise<void>,
     on_error: (error: unknown) => void,
-  ): LogFollower {
+  ): StreamConsumer {
     let stop_requested = false;
     let messages: { stop(): void } | undefined;
-    const run = async () => {
+    let next_seq = Math.max(1, from_seq);
+    const once = async () => {
       // An ordered consumer: ephemeral, in stream order, recreated by the client after a gap or a reconnect.
-      const consumer = await this.js.consumers.get(this.options.stream, { opt_start_seq: after + 1 });
+      const consumer = await this.js.consumers.get(this.name, { opt_start_seq: next_seq });
       // Pull requests that expire every 5 s (heartbeats every 2.5 s): a consumer lost with a NATS node is
       // noticed and recreated in seconds, not after the default 30 s.
       const iterator = await consumer.consume({ expires: 5000 });
       messages = iterator;
       if (stop_requested) iterator.stop();
       for await (const message of iterator) {
-        await apply(decodeTick(message.string(), message.seq));
+        if (message.seq < next_seq) continue;
+        const kind = message.subject.endsWith('.terms') ? 'term' : 'tick';
+        try {
+          await deliver({ seq: message.seq, kind, data: message.string() });
+        } catch (error) {
+          throw new DeliverError(error);
+        }
+        next_seq = message.seq + 1;
         if (stop_requested) break;
+      }
+    };
+    const run = async () => {
+      // A consumer that cannot be made (a stream leader's election, JetStream just restarted) or that
+      // ends is made again from where it was: only the follower's own refusal of a message stops it.
+      for (let attempt = 0; !stop_requested; attempt++) {
+        try {
+          await once();
+          attempt = -1;
+        } catch (error) {
+          if (error instanceof DeliverError) throw error.cause;
+          if (stop_requested) return;
+          this.on_retry?.(`follow the log from ${next_seq}`, error, attempt);
+        }
+        if (!stop_requested) await this.clock.sleep(backoffMs(Math.max(0, attempt)));
       }
     };
     const running = run().catch((error) => {
@@ -130,7 +164,16 @@ export class NatsTickLog implements TickLog {
     };
   }
 
-  async close(): Promise<void> {}
+  private subjectOf(kind: StreamMessageKind): string {
+    return `${this.name}.${kind === 'tick' ? 'ticks' : 'terms'}`;
+  }
+}
+
+/** The follower refused a message: not a transport failure, so not retried. */
+class DeliverError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the follower refused a message');
+  }
 }
 
 function isApiError(error: unknown, code: number): boolean {

@@ -5,6 +5,8 @@ import { RefusalError } from '../refusal_error.js';
 export interface WriterDirectory {
   /** Whether this node writes now. */
   leading(): boolean;
+  /** Whether a write would be taken now: this node leads and reached NATS lately. */
+  writable(): boolean;
   /** The writer's URL, when another node holds the lease. */
   leader_url(): string | undefined;
 }
@@ -20,7 +22,11 @@ export interface WriterDirectory {
  */
 export function replicaWrites(directory: WriterDirectory): Middleware {
   return async (ctx, next) => {
-    if (directory.leading() || !writerOnly(ctx.method, ctx.path)) return next();
+    if (!writerOnly(ctx.method, ctx.path)) return next();
+    if (directory.leading()) {
+      if (directory.writable() || ctx.path === '/api/v1/nonce') return next();
+      throw notLeader();
+    }
     const url = directory.leader_url();
     if (url) {
       // The writer's origin with this request's path and query: a path like //elsewhere.example stays a path there.
@@ -34,8 +40,12 @@ export function replicaWrites(directory: WriterDirectory): Middleware {
       ctx.body = { redirect: 'this node is a read replica; the writer answers this request', location };
       return;
     }
-    throw new RefusalError(refuse('NOT_LEADER', undefined, { retry_after_seconds: 1 }), { 'Retry-After': '1' });
+    throw notLeader();
   };
+}
+
+function notLeader(): RefusalError {
+  return new RefusalError(refuse('NOT_LEADER', undefined, { retry_after_seconds: 1 }), { 'Retry-After': '1' });
 }
 
 function writerOnly(method: string, path: string): boolean {

@@ -6,7 +6,7 @@ import {
   type TickCommit,
   type TickRecord,
 } from '../../engine/index.js';
-import { StaleWriterError, type TickLog } from './tick_log.js';
+import { StaleWriterError, type TermWriter } from './tick_log.js';
 
 /**
  * The engine's store when the society is replicated: the local store, with the tick log
@@ -19,14 +19,13 @@ import { StaleWriterError, type TickLog } from './tick_log.js';
  * (Engine.follow) and go to the local store alone.
  */
 export class ReplicatedStore implements EngineStore {
-  private term: string | undefined;
+  private writer: TermWriter | undefined;
   /** The last append (and the local commit of anything queued behind it). */
   private chain: Promise<void> = Promise.resolve();
   private head: LedgerHead;
 
   constructor(
     private readonly local: EngineStore,
-    private readonly log: TickLog,
     private readonly on_append_ms?: (ms: number) => void,
   ) {
     this.head = local.ledgerHead();
@@ -34,26 +33,27 @@ export class ReplicatedStore implements EngineStore {
 
   /** This node may no longer write: every commit from now on is refused, and nothing more is appended. */
   fence(): void {
-    const refused = Promise.reject(new StaleWriterError(this.local.lastTick() + 1, undefined));
+    this.writer?.abandon();
+    const refused = Promise.reject(new StaleWriterError(this.local.lastTick() + 1, 'this node lost its lease'));
     refused.catch(() => undefined);
     this.chain = refused;
   }
 
-  /** From now on every tick is appended to the log under this term before it is committed here. */
-  lead(term: string): void {
+  /** From now on every tick is appended to the log by this term's writer before it is committed here. */
+  lead(writer: TermWriter): void {
     this.head = this.local.ledgerHead();
-    this.term = term;
+    this.writer = writer;
   }
 
   commitTick(commit: TickCommit): Promise<void> {
-    const term = this.term;
-    if (term === undefined) return this.local.commitTick(commit);
+    const writer = this.writer;
+    if (writer === undefined) return this.local.commitTick(commit);
     const tick = replicatedTickOf(commit, this.head);
     if (tick) this.head = tick.ledger_head;
     const appended = tick
       ? this.chain.then(async () => {
           const started_ms = performance.now();
-          await this.log.append(tick, term);
+          await writer.append(tick);
           this.on_append_ms?.(performance.now() - started_ms);
         })
       : this.chain;

@@ -33,12 +33,20 @@ export interface LogKey {
  * it cannot be changed without starting another log.
  */
 export async function loadOrCreateLogKey(data_dir: string, origin: string, configured: boolean): Promise<LogKey> {
+  if (!existsSync(join(data_dir, LOG_KEY_FILE))) await createLogKey(data_dir, origin);
+  return loadLogKey(data_dir, origin, configured);
+}
+
+/** Makes the data folder's log key, signing as the origin given; refused (EEXIST) if the folder holds one. */
+export async function createLogKey(data_dir: string, origin: string): Promise<void> {
   // The log's signing key, beside the Founder key (mode 0600), in Go's note signer form: PRIVATE+KEY+<origin>+<id>+<key>.
+  const created = await generateSignerKey(origin, SIGNATURE_TYPE_ED25519);
+  writeFileSync(join(data_dir, LOG_KEY_FILE), `${formatSignerKey(created)}\n`, { mode: 0o600, flag: 'wx' });
+}
+
+/** Reads the data folder's log key (loadOrCreateLogKey, without making one). */
+export async function loadLogKey(data_dir: string, origin: string, configured: boolean): Promise<LogKey> {
   const file = join(data_dir, LOG_KEY_FILE);
-  if (!existsSync(file)) {
-    const created = await generateSignerKey(origin, SIGNATURE_TYPE_ED25519);
-    writeFileSync(file, `${formatSignerKey(created)}\n`, { mode: 0o600, flag: 'wx' });
-  }
   let key;
   try {
     key = await parseSignerKey(readFileSync(file, 'utf8').trim());

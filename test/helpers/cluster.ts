@@ -1,59 +1,76 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ReplicatedTick } from '../../engine/index.js';
 import type { ClusterLog } from '../../api/cluster/cluster_setup.js';
-import { MemoryLease, type LeaderLease } from '../../api/cluster/leader_lease.js';
-import { MemoryTickLog } from '../../api/cluster/memory_tick_log.js';
-import type { LogFollower, TickLog } from '../../api/cluster/tick_log.js';
+import { hostClock } from '../../api/cluster/cluster_clock.js';
+import { BucketLease, type LeaderLease, type LeaseBucket } from '../../api/cluster/leader_lease.js';
+import type { LogStream } from '../../api/cluster/log_stream.js';
+import type { LogIdentity } from '../../api/cluster/log_identity.js';
+import { MemoryLeaseBucket } from '../../api/cluster/memory_lease_bucket.js';
+import { MemoryLogStream } from '../../api/cluster/memory_log_stream.js';
+import { StreamTickLog } from '../../api/cluster/stream_tick_log.js';
+import type { TickLog } from '../../api/cluster/tick_log.js';
 import { LOG_KEY_FILE } from '../../api/data_folder.js';
 import { freePort } from '../../bench/nats_cluster.js';
 import { startTestSociety, tempDir, type TestSociety } from './society.js';
 
-/** The NATS cluster of the in-process tests: one tick log and one lease that every node of a test shares. */
+/** The NATS cluster of the in-process tests: one log stream and one lease bucket that every node of a test shares. */
 export interface MemoryCluster {
-  log: MemoryTickLog;
-  lease_key: object;
+  stream: MemoryLogStream;
+  /** The shared log as any node reads it. */
+  log: TickLog;
+  bucket: MemoryLeaseBucket;
   ttl_ms: number;
+  /** The log's recorded verifier key, if the test checks nodes' log keys against one. */
+  identity?: LogIdentity;
 }
 
 export function memoryCluster(ttl_ms = 1500): MemoryCluster {
-  return { log: new MemoryTickLog(), lease_key: {}, ttl_ms };
+  const stream = new MemoryLogStream();
+  // JetStream removes an expired lease entry about a ttl after it expires; the same here.
+  const bucket = new MemoryLeaseBucket(() => performance.now(), 2 * ttl_ms);
+  return { stream, log: new StreamTickLog(stream, { clock: hostClock }), bucket, ttl_ms };
 }
 
 /**
  * A node's view of the shared log and lease with a switch that cuts it off, as a
- * process that died or lost its network would be: every call fails from then on.
+ * process that lost its network would be: every call fails from then on (and the
+ * node's retries go on failing until the cut is mended).
  */
 export class NodeLink implements ClusterLog {
   cut = false;
   readonly log: TickLog;
   readonly lease: LeaderLease;
+  readonly identity: LogIdentity | undefined;
 
   constructor(cluster: MemoryCluster) {
+    this.identity = cluster.identity;
     const alive = () => {
       if (this.cut) throw new Error('the node lost its connection');
     };
-    const shared = cluster.log;
-    const followers: LogFollower[] = [];
-    this.log = {
-      append: async (tick: ReplicatedTick, term: string) => (alive(), shared.append(tick, term)),
-      lastTick: async () => (alive(), shared.lastTick()),
-      read: async (tick: number) => (alive(), shared.read(tick)),
-      follow: (after, apply, on_error) => {
-        const follower = shared.follow(after, async (tick) => (alive(), apply(tick)), on_error);
-        followers.push(follower);
-        return follower;
-      },
-      close: async () => undefined,
+    const shared = cluster.stream;
+    const stream: LogStream = {
+      publish: async (kind, data, msg_id, expect) => (alive(), shared.publish(kind, data, msg_id, expect)),
+      lastSeq: async () => (alive(), shared.lastSeq()),
+      get: async (seq) => (alive(), shared.get(seq)),
+      // Cut off, a follower receives nothing until the link is mended (as over a partitioned network).
+      consume: (from, deliver, on_error) =>
+        shared.consume(
+          from,
+          async (message) => {
+            while (this.cut) await new Promise((resolve) => setTimeout(resolve, 20));
+            await deliver(message);
+          },
+          on_error,
+        ),
     };
-    const lease = new MemoryLease(cluster.lease_key, cluster.ttl_ms, () => performance.now());
-    this.lease = {
-      ttl_ms: lease.ttl_ms,
-      holder: async () => (alive(), lease.holder()),
-      take: async (node, url) => (alive(), lease.take(node, url)),
-      renew: async () => (alive(), lease.renew()),
-      release: async () => (alive(), lease.release()),
+    this.log = new StreamTickLog(stream, { clock: hostClock });
+    const bucket: LeaseBucket = {
+      get: async () => (alive(), cluster.bucket.get()),
+      create: async (value) => (alive(), cluster.bucket.create(value)),
+      update: async (value, revision) => (alive(), cluster.bucket.update(value, revision)),
+      delete: async (revision) => (alive(), cluster.bucket.delete(revision)),
     };
+    this.lease = new BucketLease(bucket, cluster.ttl_ms, hostClock);
   }
 
   async close(): Promise<void> {}
