@@ -74,14 +74,24 @@ export class NatsLogIdentity implements LogIdentity {
               `(last: ${messageOf(error)}): the NATS cluster has no JetStream quorum, or JetStream is off. ` +
               'Start enough NATS nodes with JetStream (docs/scaling.md, "The NATS cluster"), then start this node again',
           );
-        this.options.log?.({ cluster: 'log key claim retried', why: messageOf(error), attempt, retry_in_ms });
+        this.options.log?.({
+          cluster: 'log key claim retried',
+          bucket: this.bucket,
+          why: messageOf(error),
+          attempt,
+          retry_in_ms,
+        });
         await sleep(retry_in_ms);
       }
     }
   }
 
   private async claimOnce(vkey: string): Promise<string> {
-    this.kv ??= await new Kvm(jetstream(this.connection)).create(this.bucket, { history: 1, replicas: this.replicas });
+    // Short requests: of several nodes creating the bucket at once, all but one go unanswered, and are asked again.
+    this.kv ??= await new Kvm(jetstream(this.connection, { timeout: 2000 })).create(this.bucket, {
+      history: 1,
+      replicas: this.replicas,
+    });
     const recorded = await this.recorded(this.kv);
     if (recorded !== undefined) return recorded;
     try {
