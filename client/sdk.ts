@@ -7,12 +7,28 @@ import type { WireEntry } from './ledger_check.js';
 import {
   HEADER_AGENT_ID,
   HEADER_NEXT_NONCE,
+  HEADER_NEXT_NONCE_EXPIRES_AT,
   HEADER_NONCE,
   HEADER_SIGNATURE,
   canonicalBody,
   sha256Hex,
   signingString,
 } from './protocol.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  OutcomeUnknownError,
+  SYSTEM_CLOCK,
+  budgetSpentReason,
+  decideAfterRefusedNonce,
+  keepsAnswers,
+  nonceValidUntilMs,
+  sendWithRetries,
+  type LoopOutcome,
+  type RetryClock,
+  type RetryPolicy,
+} from './retry_policy.js';
+
+export { DEFAULT_RETRY_POLICY, OutcomeUnknownError, type RetryClock, type RetryPolicy };
 
 /** A refusal from the service, with its code and the whole body for details. */
 export class TesseraError extends Error {
@@ -48,31 +64,50 @@ export interface PomAnswer {
   puzzle_solution: string;
 }
 
+export interface ClientOptions {
+  /** The clock the retries wait on and nonces age by; a simulator of failovers hands in its own. */
+  clock?: RetryClock;
+  retry_policy?: RetryPolicy;
+}
+
+/** A nonce held for signing, with what this machine's clock knows of its life. */
+interface HeldNonce {
+  nonce: string;
+  received_at_ms: number;
+  /** Until when it surely was valid (nonceValidUntilMs): a refusal before then proves a lost request unapplied. */
+  valid_until_ms: number;
+}
+
+/** Nonces live 300 s (PROTOCOL.md section 3); one older than this is left alone, as it might expire in flight. */
+const next_nonce_used_within_ms = 240_000;
+
 /**
  * A small typed SDK over fetch. It signs every state-changing request with the
  * agent's key, with the nonce the previous answer carried (X-Next-Nonce) or else a
  * fresh one from GET /api/v1/nonce; bodies are sent exactly as they are signed,
- * with every declared default written out.
+ * with every declared default written out. Requests ride through a failover of a
+ * replicated society as client/retry_policy.ts decides.
  */
-/** Nonces live 300 s (PROTOCOL.md section 3); one older than this is left alone, as it might expire in flight. */
-const next_nonce_used_within_ms = 240_000;
-
 export class TesseraClient {
   readonly base_url: string;
   /** Per agent id, the nonce the last signed answer handed over, unused so far. */
-  private readonly next_nonces = new Map<string, { nonce: string; received_at_ms: number }>();
+  private readonly next_nonces = new Map<string, HeldNonce>();
+  private readonly clock: RetryClock;
+  private readonly retry_policy: RetryPolicy;
 
   constructor(
     base_url: string,
     readonly key?: AgentKey,
     private readonly fetcher: typeof fetch = fetch,
+    options: ClientOptions = {},
   ) {
     this.base_url = base_url.replace(/\/+$/, '');
+    this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.retry_policy = options.retry_policy ?? DEFAULT_RETRY_POLICY;
   }
 
   async get<T = unknown>(path: string): Promise<T> {
-    const response = await sentWithRetries(() => this.fetcher(this.base_url + path));
-    return (await this.decode(response)) as T;
+    return (await this.decode(await this.fetched(this.base_url + path))) as T;
   }
 
   /** The ledger as it grows, entry by entry, resuming by itself after a dropped connection (client/event_stream.ts). */
@@ -81,16 +116,26 @@ export class TesseraClient {
   }
 
   async nonce(agent_id: string): Promise<string> {
-    return (await this.get<{ nonce: string }>(`/api/v1/nonce?agent=${encodeURIComponent(agent_id)}`)).nonce;
+    return (await this.freshNonce(agent_id)).nonce;
+  }
+
+  private async freshNonce(agent_id: string): Promise<HeldNonce> {
+    const asked_at_ms = this.clock.now_ms();
+    const { nonce, expires_at } = await this.get<{ nonce: string; expires_at?: string }>(
+      `/api/v1/nonce?agent=${encodeURIComponent(agent_id)}`,
+    );
+    const received_at_ms = this.clock.now_ms();
+    return { nonce, received_at_ms, valid_until_ms: nonceValidUntilMs({ asked_at_ms, received_at_ms, expires_at }) };
   }
 
   /**
    * Signs and sends one request; `signer` defaults to the client's key, `agent_id` to
-   * the signer's id. A nonce that the server no longer knows (it restarted, it expired,
-   * or another node of a replicated society now writes) is refused before anything is
-   * touched, so the request is then signed again once with a fresh nonce. Had the first
-   * request been applied, the server would have answered its retry with the kept answer
-   * (Idempotent-Replayed) instead of refusing the nonce.
+   * the signer's id. When the network loses the request or its answer, the very same
+   * request (nonce and signature too) is sent again: the server answers a retry of an
+   * applied one with its kept answer, and applies nothing twice. A refused nonce (the
+   * server restarted, or another node of a replicated society now writes) is replaced
+   * and the request signed again, once, only when the refusal proves the request was not
+   * applied; when nothing can prove either, OutcomeUnknownError (decideAfterRefusedNonce).
    */
   async signed<T = unknown>(
     method: string,
@@ -99,36 +144,45 @@ export class TesseraClient {
     signer = this.requireKey(),
     agent_id = signer.agent_id,
   ): Promise<T> {
-    const handed_over = this.takeNextNonce(agent_id);
-    const sending: Sending = { resent: false };
-    try {
-      return await this.signedWith<T>(
-        handed_over ?? (await this.nonce(agent_id)),
-        method,
-        path,
-        body,
-        signer,
-        agent_id,
-        sending,
-      );
-    } catch (error) {
-      if (!(error instanceof TesseraError) || error.code !== 'NONCE_INVALID') throw error;
-      // A request sent once and refused for its nonce was not applied. One resent after a lost answer
-      // may have been, on a route that keeps no answer for retries (payments, operator): not signed again.
-      if (!handed_over && sending.resent) throw error;
-      return this.signedWith<T>(await this.nonce(agent_id), method, path, body, signer, agent_id, { resent: false });
+    const request = `${method} ${path}`;
+    let nonce = this.takeNextNonce(agent_id) ?? (await this.freshNonce(agent_id));
+    for (let re_signed = false; ; re_signed = true) {
+      const sent = await this.sentSigned(nonce.nonce, method, path, body, signer, agent_id);
+      if ('failed' in sent) {
+        if (!sent.answer_lost) throw sent.failed;
+        throw new OutcomeUnknownError(request, agent_id, budgetSpentReason(this.retry_policy), sent.failed);
+      }
+      try {
+        return (await this.decode(sent.answer)) as T;
+      } catch (error) {
+        if (!(error instanceof TesseraError)) throw error;
+        // A 5xx (a 503 the budget left no time to wait out) says nothing of a sending that went unanswered.
+        if (sent.answer_lost && error.status >= 500)
+          throw new OutcomeUnknownError(request, agent_id, budgetSpentReason(this.retry_policy), error);
+        if (error.code !== 'NONCE_INVALID') throw error;
+        const next = decideAfterRefusedNonce({
+          answer_lost: sent.answer_lost,
+          keeps_answers: keepsAnswers(path),
+          refused_at_ms: this.clock.now_ms(),
+          nonce_valid_until_ms: nonce.valid_until_ms,
+          re_signed,
+        });
+        if ('outcome_unknown' in next) throw new OutcomeUnknownError(request, agent_id, next.outcome_unknown, error);
+        if ('refused' in next) throw error;
+        nonce = await this.freshNonce(agent_id);
+      }
     }
   }
 
-  private async signedWith<T>(
+  /** Signs with `nonce` and sends until an answer is final; keeps the nonce the answer hands over. */
+  private async sentSigned(
     nonce: string,
     method: string,
     path: string,
     body: unknown,
     signer: AgentKey,
     agent_id: string,
-    sending: Sending,
-  ): Promise<T> {
+  ): Promise<LoopOutcome<Response>> {
     const canonical = canonicalBody(body);
     const text = signingString({ method, path, agent_id, nonce, body_sha256: await sha256Hex(canonical) });
     const headers: Record<string, string> = {
@@ -137,30 +191,54 @@ export class TesseraClient {
       [HEADER_SIGNATURE]: await signText(signer, text),
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    // The very same request (nonce and signature too) is sent again when the network lost it or
-    // its answer: the server answers a retry with the first answer, and applies nothing twice.
-    const response = await sentWithRetries(
-      () =>
-        this.fetcher(this.base_url + path, {
-          method,
-          headers,
-          ...(body !== undefined ? { body: canonical } : {}),
-        }),
-      sending,
-    );
-    const next = response.headers.get(HEADER_NEXT_NONCE);
-    if (next) this.next_nonces.set(agent_id, { nonce: next, received_at_ms: Date.now() });
-    return (await this.decode(response)) as T;
+    // Before the first sending: the nonce handed over was issued after this, whichever sending got it.
+    const asked_at_ms = this.clock.now_ms();
+    const sent = await this.sentUntilFinal(this.base_url + path, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: canonical } : {}),
+    });
+    if ('answer' in sent) this.keepNextNonce(agent_id, sent.answer, asked_at_ms);
+    return sent;
+  }
+
+  private keepNextNonce(agent_id: string, answer: Response, asked_at_ms: number): void {
+    const nonce = answer.headers.get(HEADER_NEXT_NONCE);
+    if (!nonce) return;
+    const received_at_ms = this.clock.now_ms();
+    const expires_at = answer.headers.get(HEADER_NEXT_NONCE_EXPIRES_AT);
+    this.next_nonces.set(agent_id, {
+      nonce,
+      received_at_ms,
+      valid_until_ms: nonceValidUntilMs({ asked_at_ms, received_at_ms, expires_at }),
+    });
   }
 
   /**
    * The handed-over nonce for this agent, used at most once, and only while young: its
    * age is measured on this machine's clock, so a skewed clock cannot matter.
    */
-  private takeNextNonce(agent_id: string): string | undefined {
+  private takeNextNonce(agent_id: string): HeldNonce | undefined {
     const next = this.next_nonces.get(agent_id);
     this.next_nonces.delete(agent_id);
-    return next && Date.now() - next.received_at_ms < next_nonce_used_within_ms ? next.nonce : undefined;
+    return next && this.clock.now_ms() - next.received_at_ms < next_nonce_used_within_ms ? next : undefined;
+  }
+
+  /** The request sent as client/retry_policy.ts decides, the same each time. */
+  private sentUntilFinal(url: string, init?: RequestInit): Promise<LoopOutcome<Response>> {
+    return sendWithRetries({
+      send: () => this.fetcher(url, init),
+      clock: this.clock,
+      policy: this.retry_policy,
+      discard: (answer) => answer.body?.cancel(),
+    });
+  }
+
+  /** A read's final answer; a read has no outcome to be unknown, so a failure is thrown as it is. */
+  private async fetched(url: string): Promise<Response> {
+    const sent = await this.sentUntilFinal(url);
+    if ('failed' in sent) throw sent.failed;
+    return sent.answer;
   }
 
   register(handle: string, options: { declared_runtime?: string; backup_pubkey?: string | null } = {}) {
@@ -220,7 +298,7 @@ export class TesseraClient {
 
   /** The log's verifier key as it serves it; pin it (or compare it with a copy you trust) rather than fetch it each time. */
   async logKey(): Promise<string> {
-    const response = await this.fetcher(`${this.base_url}/log/key`);
+    const response = await this.fetched(`${this.base_url}/log/key`);
     // A refusal is thrown as TesseraError, like every other answer's; the key itself is text, not JSON.
     if (!response.ok) await this.decode(response);
     return (await response.text()).trim();
@@ -254,47 +332,5 @@ export class TesseraClient {
       throw new TesseraError(response.status, code, body);
     }
     return body;
-  }
-}
-
-/** Whether a request had to be sent again after the network lost it or its answer. */
-interface Sending {
-  resent: boolean;
-}
-
-/** Waits before each resend of a request the network failed: three tries after the first. */
-const network_retry_delays_ms = [250, 1000, 4000];
-/** How long a request answered 503 with Retry-After (a failover under way, a full queue) is sent again, at most. */
-const unavailable_retry_ms = 20_000;
-
-/**
- * Sends, and sends the same again after a network failure (fetch rejects with a
- * TypeError), a few times; and again after a 503 with Retry-After, for a while: that
- * answer (NOT_LEADER while a replicated society changes writer, QUEUE_FULL) means
- * nothing was done or spent, so the very same request is good to send again.
- */
-async function sentWithRetries(send: () => Promise<Response>, sending: Sending = { resent: false }): Promise<Response> {
-  const give_up_at_ms = Date.now() + unavailable_retry_ms;
-  let network_failures = 0;
-  for (;;) {
-    let response: Response;
-    try {
-      response = await send();
-    } catch (error) {
-      const delay_ms = network_retry_delays_ms[network_failures++];
-      if (!(error instanceof TypeError) || delay_ms === undefined) throw error;
-      sending.resent = true;
-      await new Promise((resolve) => setTimeout(resolve, delay_ms));
-      continue;
-    }
-    const retry_after_seconds = Number(response.headers.get('retry-after'));
-    if (
-      response.status !== 503 ||
-      !(retry_after_seconds > 0) ||
-      Date.now() + retry_after_seconds * 1000 > give_up_at_ms
-    )
-      return response;
-    await response.body?.cancel();
-    await new Promise((resolve) => setTimeout(resolve, retry_after_seconds * 1000));
   }
 }
