@@ -13,12 +13,7 @@ import { Processor, paymentModeOf } from './payments/processor.js';
 import { Operations } from './operations/operator.js';
 import { Metrics } from './metrics.js';
 import { pino } from 'pino';
-import {
-  claimDataFolder,
-  COOKIE_SECRET_FILE,
-  inspectDataFolder,
-  STORE_FOLDER,
-} from './data_folder.js';
+import { claimDataFolder, COOKIE_SECRET_FILE, inspectDataFolder, STORE_FOLDER } from './data_folder.js';
 import { Checkpoints } from './log/checkpoints.js';
 import { defaultOrigin, loadOrCreateLogKey, type LogKey } from './log/log_key.js';
 import { TransparencyLog } from './log/transparency_log.js';
@@ -109,9 +104,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   let events_ref: { ledger: EventHub; world: WorldChanges } | undefined;
   const metrics = new Metrics(() => engine_ref);
   const cluster_metrics = cluster_log ? new ClusterMetrics(metrics.registry, () => node_ref) : undefined;
-  const engine_store = cluster_log
-    ? new ReplicatedStore(store, (ms) => cluster_metrics?.onAppend(ms))
-    : store;
+  const engine_store = cluster_log ? new ReplicatedStore(store, (ms) => cluster_metrics?.onAppend(ms)) : store;
   /**
    * How the process stops when it cannot go on (api/cluster/exit_codes.ts): a node another
    * writer fenced exits 75 (started again, it follows), one whose store is not the log's

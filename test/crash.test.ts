@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateKey, type AgentKey } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
+import { DEFAULT_RETRY_POLICY } from '../client/retry_policy.js';
 import { verifyLedger } from '../client/verify.js';
 import { fromBase64 } from '../client/tlog/base64.js';
 import { nobleHasher } from '../client/tlog/hasher.js';
@@ -29,7 +30,10 @@ interface Acknowledged {
 async function load(url: string, agents: AgentKey[], acknowledged: Acknowledged[]): Promise<void> {
   await Promise.all(
     agents.map(async (key) => {
-      const client = new TesseraClient(url, key);
+      // The load stops when the server dies, rather than ride through its absence as the SDK does by default.
+      const client = new TesseraClient(url, key, fetch, {
+        retry_policy: { ...DEFAULT_RETRY_POLICY, retry_budget_ms: 0 },
+      });
       for (;;) {
         const backup = await generateKey();
         try {

@@ -182,7 +182,13 @@ export class ClusterNode {
         return await call();
       } catch (error) {
         if (this.stopped) throw error;
-        this.options.log_line?.({ cluster: 'retrying', node: this.options.node_id, what, attempt, error: String(error) });
+        this.options.log_line?.({
+          cluster: 'retrying',
+          node: this.options.node_id,
+          what,
+          attempt,
+          error: String(error),
+        });
         await this.clock.sleep(backoffMs(attempt));
       }
     }
@@ -289,7 +295,11 @@ export class ClusterNode {
     if (log_last >= engine.state.tick) return;
     for (const tick of storedTicks(store, log_last)) await writer.append(tick);
     this.log_last_tick = engine.state.tick;
-    this.options.log_line?.({ cluster: 'seeded the log', node: this.options.node_id, ticks: engine.state.tick - log_last });
+    this.options.log_line?.({
+      cluster: 'seeded the log',
+      node: this.options.node_id,
+      ticks: engine.state.tick - log_last,
+    });
   }
 
   /**

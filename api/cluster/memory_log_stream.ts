@@ -33,6 +33,19 @@ export class MemoryLogStream implements LogStream {
     return seq;
   }
 
+  /** Resolves once the stream holds message `seq`. */
+  waitFor(seq: number): Promise<void> {
+    if (this.messages.length >= seq) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        if (this.messages.length < seq) return;
+        this.waiting.delete(wake);
+        resolve();
+      };
+      this.waiting.add(wake);
+    });
+  }
+
   async lastSeq(): Promise<number> {
     return this.messages.length;
   }
@@ -48,18 +61,13 @@ export class MemoryLogStream implements LogStream {
   ): StreamConsumer {
     let stopped = false;
     let wake: (() => void) | undefined;
+    const stopping = new Promise<void>((resolve) => (wake = resolve));
     const run = async () => {
       let next = Math.max(1, from_seq);
       while (!stopped) {
         const message = this.messages[next - 1];
         if (!message) {
-          await new Promise<void>((resolve) => {
-            wake = () => {
-              this.waiting.delete(wake!);
-              resolve();
-            };
-            this.waiting.add(wake);
-          });
+          await Promise.race([this.waitFor(next), stopping]);
           continue;
         }
         await deliver(message);

@@ -49,7 +49,8 @@ async function refusedAsWrongRevision<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (error) {
-    if (error instanceof Error && /wrong last sequence/i.test(error.message)) throw new WrongRevisionError(error.message);
+    if (error instanceof Error && /wrong last sequence/i.test(error.message))
+      throw new WrongRevisionError(error.message);
     throw error;
   }
 }

@@ -89,7 +89,8 @@ class JetStreamLogStream implements LogStream {
       });
       return ack.seq;
     } catch (error) {
-      if (isApiError(error, JetStreamApiCodes.StreamWrongLastSequence)) throw new WrongLastSequenceError(expect_last_seq);
+      if (isApiError(error, JetStreamApiCodes.StreamWrongLastSequence))
+        throw new WrongLastSequenceError(expect_last_seq);
       throw error;
     }
   }

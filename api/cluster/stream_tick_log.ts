@@ -51,14 +51,23 @@ export class StreamTickLog implements TickLog {
     if (last_seq > 0 && !tail) throw new Error(`the log says it ends at ${last_seq} but has no message there`);
     const log_tick = tail ? tickNumberOf(tail) : 0;
     if (log_tick !== after_tick) throw new LogMovedError(after_tick, log_tick);
-    const start: TermStart = { term, after_tick };
     try {
-      const seq = await this.published('term', JSON.stringify(start), `term:${term}`, last_seq);
-      return new StreamTermWriter(this, term, seq, after_tick);
+      return new StreamTermWriter(this, term, await this.fence(term, last_seq, after_tick), after_tick);
     } catch (error) {
       if (error instanceof WrongLastSequenceError) throw new LogMovedError(after_tick, Number.NaN);
       throw error;
     }
+  }
+
+  /**
+   * Appends the term's start right after `last_seq`, the log's end as this writer read it:
+   * the sequence every earlier term's next append expects is taken. Its sequence is
+   * where the term's first tick expects the log to end. (The simulator overrides this to
+   * show what happens without it: test/simulation/unfenced_tick_log.ts.)
+   */
+  protected async fence(term: string, last_seq: number, after_tick: number): Promise<number> {
+    const start: TermStart = { term, after_tick };
+    return this.published('term', JSON.stringify(start), `term:${term}`, last_seq);
   }
 
   async lastTick(): Promise<number> {

@@ -47,8 +47,9 @@ export class RetryBook {
   constructor(
     private readonly store: { keptAnswer(key: string): KeptAnswerRecord | undefined },
     nonce_ttl_seconds: number,
+    reads_remembered_max = recent_reads_max,
   ) {
-    this.recent_reads = new LRUCache({ max: recent_reads_max, ttl: nonce_ttl_seconds * 1000 });
+    this.recent_reads = new LRUCache({ max: reads_remembered_max, ttl: nonce_ttl_seconds * 1000 });
   }
 
   /** What the engine is to keep of a write's answer, from its authentication. */

@@ -69,7 +69,7 @@ function terrainFor(world_seed: string): Terrain {
 export function createWorld(world_seed: string): WorldState {
   const terrain = terrainFor(world_seed);
   const surface = sharedBytes(TILE_COUNT);
-  for (let i = 0; i < TILE_COUNT; i++) surface[i] = terrain.base_height[i]!;
+  surface.set(terrain.base_height);
   return {
     terrain,
     surface,

@@ -1,0 +1,107 @@
+import { createHash, createPrivateKey, type KeyObject } from 'node:crypto';
+import { keyFromSeed, type AgentKey } from '../../client/keys.js';
+import {
+  Engine,
+  findAct,
+  MemoryStore,
+  replicatedTickOf,
+  type LedgerHead,
+  type ReplicatedTick,
+  type TickCommit,
+} from '../../engine/index.js';
+
+/** Engine time at the simulation's start: every node's wall clock counts from here. */
+export const SIMULATION_EPOCH_MS = Date.parse('2026-11-27T00:00:00Z');
+
+/** A member the simulated clients act as: its key, and the same key ready for node:crypto's synchronous signing. */
+export interface SimulatedMember {
+  key: AgentKey;
+  signing_key: KeyObject;
+}
+
+/**
+ * The society every simulated run starts from, made once per process: founded, with its
+ * members registered, as ticks (for the log) and commits (for each node's store, the
+ * last one carrying a snapshot, so a node starts as from a backup instead of founding
+ * the 4M-tile world again). Keys come from fixed seeds, so every run signs the same bytes.
+ */
+export interface Prologue {
+  genesis: Record<string, unknown>;
+  members: SimulatedMember[];
+  commits: TickCommit[];
+  ticks: ReplicatedTick[];
+}
+
+let made: Promise<Prologue> | undefined;
+
+export function prologue(members = 6): Promise<Prologue> {
+  made ??= makePrologue(members);
+  return made;
+}
+
+async function makePrologue(member_count: number): Promise<Prologue> {
+  const founder = await keyFromSeed(seedOf('founder'));
+  const genesis = {
+    world_seed: 'simulation',
+    founder_pubkey: founder.public_key,
+    // Clients send far more than a member's usual minute: the limit is not what is under test.
+    params: { aether_messages_per_minute_max: 1000 },
+  };
+  const store = new MemoryStore();
+  const commits: TickCommit[] = [];
+  store.on_commit = (commit) => commits.push(commit);
+  const engine = await Engine.open(store, genesis, {
+    clock: () => SIMULATION_EPOCH_MS,
+    snapshot_every_ticks: 1,
+    on_fatal: (error) => {
+      throw error;
+    },
+  });
+  const members: SimulatedMember[] = [];
+  for (let index = 0; index < member_count; index++) {
+    const seed = seedOf(`member ${index}`);
+    const key = await keyFromSeed(seed);
+    const register = findAct('register')!;
+    const outcome = await engine.submit({
+      act: 'register',
+      actor: key.agent_id,
+      payload: register.payload.parse({ pubkey: key.public_key, handle: `sim${index}` }),
+    });
+    if (!outcome.ok) throw new Error(`the simulation's member ${index} was refused: ${outcome.code}`);
+    members.push({ key, signing_key: signingKeyOf(seed) });
+  }
+  await engine.drain();
+  // Only the last two snapshots travel: a node starts from the newest, and checks it by replaying from the one before.
+  const kept = commits.map((commit, index) => {
+    if (index >= commits.length - 2) return commit;
+    const { snapshot: _dropped, ...rest } = commit;
+    return rest;
+  });
+  let head: LedgerHead = { seq: 0, hash: '0'.repeat(64) };
+  const ticks: ReplicatedTick[] = [];
+  for (const commit of kept) {
+    const tick = replicatedTickOf(commit, head);
+    if (!tick) continue;
+    head = tick.ledger_head;
+    ticks.push({ ...tick, consumed_nonces: [], kept_answers: [] });
+  }
+  return { genesis, members, commits: kept, ticks };
+}
+
+/** A fresh store holding the prologue, as a node's data folder would after a restore. */
+export async function prologueStore(prologue: Prologue): Promise<MemoryStore> {
+  const store = new MemoryStore();
+  for (const commit of prologue.commits) await store.commitTick(commit);
+  return store;
+}
+
+function seedOf(name: string): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(`tessera simulation ${name}`).digest());
+}
+
+/** The DER prefix of a PKCS #8 Ed25519 private key; the 32-byte seed follows it. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+function signingKeyOf(seed: Uint8Array): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+}
