@@ -8,6 +8,7 @@ import {
   type RefusalCode,
   CATALOGUE,
   findAct,
+  refuse,
   type PomAnswer,
   type Engine,
   type SubmitResult,
@@ -36,6 +37,12 @@ interface ActRouteDeps {
   clock: () => number;
   /** The answers kept for retried requests. */
   retries: RetryBook;
+  /**
+   * A replicated society's writer: how long a write may wait for its outcome before it is
+   * answered 503 OUTCOME_PENDING (the log is unreachable; the act may still land). The
+   * embedded default has none: its commit is a local disk write.
+   */
+  answer_deadline_ms?: number;
 }
 
 /**
@@ -108,7 +115,9 @@ async function perform(
     try {
       auth = deps.authenticator.authenticate(ctx, canonical_body, act.signer, payload);
     } catch (error) {
-      const found = isNonceRefusal(error) ? await deps.retries.find(ctx, canonical_body) : undefined;
+      const found = isNonceRefusal(error)
+        ? await withinDeadline(deps.retries.find(ctx, canonical_body), deps.answer_deadline_ms)
+        : undefined;
       if (!found) throw error;
       actor = found.agent_id;
       return replay(ctx, deps, act, payload, found);
@@ -144,7 +153,31 @@ async function performAs(
     ...(pom ? { pom } : {}),
   });
   deps.retries.submitted(kept, submitted);
-  return performed(await submitted);
+  return performed(await withinDeadline(submitted, deps.answer_deadline_ms));
+}
+
+/**
+ * The outcome, or 503 OUTCOME_PENDING once the deadline passes: the act stays in its
+ * tick, and the very same request sent again waits for (or finds) the same outcome.
+ */
+async function withinDeadline<T>(outcome: Promise<T>, deadline_ms: number | undefined): Promise<T> {
+  if (deadline_ms === undefined) return outcome;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const retry_after_seconds = 2;
+      reject(
+        new RefusalError(refuse('OUTCOME_PENDING', undefined, { retry_after_seconds }), {
+          'Retry-After': String(retry_after_seconds),
+        }),
+      );
+    }, deadline_ms);
+  });
+  try {
+    return await Promise.race([outcome, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

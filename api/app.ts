@@ -133,7 +133,14 @@ export function createApp(deps: AppDeps): TesseraApp {
   // Mounted before the act's own handler on the same route, so a refused registration spends nothing.
   router.post(register.rest!.path, registrationLimiter(deps.registration_limits, deps.clock));
   const retries = new RetryBook(deps.store, deps.nonces.nonce_ttl_seconds);
-  mountActRoutes(router, { engine: deps.engine, authenticator, log: deps.transparency, clock: deps.clock, retries });
+  mountActRoutes(router, {
+    engine: deps.engine,
+    authenticator,
+    log: deps.transparency,
+    clock: deps.clock,
+    retries,
+    ...(deps.writers ? { answer_deadline_ms: deps.writers.answer_deadline_ms } : {}),
+  });
   mountCheckpointRoutes(router, deps.transparency);
   mountEventRoutes(router, deps.events);
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };

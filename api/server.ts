@@ -226,6 +226,8 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
             leading: () => node_ref?.leading ?? false,
             writable: () => node_ref?.writable ?? false,
             leader_url: () => node_ref?.leader_url,
+            // Half a lease: an append that cannot land by then is waiting for NATS, and the client is told so.
+            answer_deadline_ms: Math.min(5000, Math.round(config.cluster!.lease_ttl_ms / 2)),
           },
         }
       : {}),

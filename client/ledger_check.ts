@@ -1,6 +1,6 @@
 import canonicalizeJson from 'canonicalize';
 import { verifyText } from './keys.js';
-import { agentIdOf, sha256Hex, signingString } from './protocol.js';
+import { agentIdWith, sha256Hex, signingString } from './protocol.js';
 import { isPrimeOrderKey } from './strict_ed25519.js';
 import {
   ACT_OF_ROUTE,
@@ -54,7 +54,8 @@ export interface Problem {
  * stays in this one file either way.
  */
 export interface CheckPrimitives {
-  sha256Hex: (text: string) => string | Promise<string>;
+  /** Of UTF-8 text, or of raw bytes (a public key, for the agent id it derives). */
+  sha256Hex: (data: string | Uint8Array) => string | Promise<string>;
   verifySignature: (public_key: string, text: string, signature: string) => boolean | Promise<boolean>;
   /** PROTOCOL.md section 2: the canonical encoding of a prime-order point (the portable judge is the slow one). */
   isPrimeOrderKey: (public_key: string) => boolean;
@@ -172,7 +173,7 @@ export class LedgerChecker {
     let signer_key: string | undefined;
     if (entry.event_type === 'agent_registered') {
       signer_key = String(data.pubkey);
-      if ((await agentIdOf(signer_key).catch(() => '')) !== entry.actor)
+      if ((await agentIdWith(signer_key, this.primitives.sha256Hex).catch(() => '')) !== entry.actor)
         return 'actor is not the id derived from the registered key';
     } else if (entry.event_type === 'key_rotated') {
       signer_key = this.keys.get(entry.actor)?.backup ?? undefined;

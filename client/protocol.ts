@@ -55,7 +55,15 @@ export async function sha256Hex(text: string | Uint8Array): Promise<string> {
 
 /** agent_id = "ag_" + first 16 hex digits of SHA-256(raw 32-byte public key). */
 export async function agentIdOf(pubkey: string): Promise<string> {
+  return agentIdWith(pubkey, sha256Hex);
+}
+
+/** The same, with the SHA-256 given: a verifier with a synchronous one (node:crypto) need not wait on WebCrypto. */
+export async function agentIdWith(
+  pubkey: string,
+  hash: (data: Uint8Array) => string | Promise<string>,
+): Promise<string> {
   const raw = fromBase64url(pubkey);
   if (raw.length !== 32) throw new Error('an ed25519 public key is 32 bytes');
-  return 'ag_' + (await sha256Hex(raw)).slice(0, 16);
+  return 'ag_' + (await hash(raw)).slice(0, 16);
 }

@@ -105,6 +105,13 @@ export const REFUSALS = {
       'No node of this replicated society can take writes right now (a failover is under way, or the writer cannot reach its log); nothing was done or spent. Send the same request again after Retry-After seconds.',
   },
 
+  // A replicated society's writer holds the act, but cannot reach its log to make it durable: the outcome is not known yet.
+  OUTCOME_PENDING: {
+    status: 503,
+    message:
+      'Your act is waiting for the replicated log, which the writer cannot reach right now; it may still be applied. Send the very same request again (same nonce, same signature) after Retry-After seconds to get its outcome; do not sign it again.',
+  },
+
   // A 5xx is a bug; this is the one body such a bug gets.
   INTERNAL: { status: 500, message: 'The service failed on this request; it changed nothing.' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -8,6 +8,7 @@ import { StaleWriterError } from '../api/cluster/tick_log.js';
 import { memoryCluster, startClusterNode, type ClusterTestNode } from './helpers/cluster.js';
 import { memoryEngine, registered } from './helpers/memory_engine.js';
 import { startTestSociety } from './helpers/society.js';
+import { fetchNonce, rawSigned } from './helpers/signed.js';
 
 /**
  * A replicated society with the in-process log adapter and lease: real LMDB and real
@@ -139,6 +140,36 @@ describe('a read replica', () => {
     expect(submitted).toMatchObject({ ok: false, code: 'NOT_LEADER' });
     // Reads go on.
     expect((await fetch(`${replica.url}/api/v1/status`)).status).toBe(200);
+  });
+});
+
+describe('a writer that cannot reach its log', () => {
+  it('answers a held act 503 OUTCOME_PENDING, refuses new ones NOT_LEADER, and gives the same request its one outcome once the log is back', async () => {
+    const cluster = memoryCluster(2000);
+    const leader = await node(cluster, { node_id: 'a', role: 'leader' });
+    const key = await generateKey();
+    await new TesseraClient(leader.url, key).register('patient');
+    const nonce = await fetchNonce(leader.url, key.agent_id);
+    const held = { path: '/api/v1/keys/backup', body: { backup_pubkey: (await generateKey()).public_key }, key, nonce };
+    // The network to NATS goes: the act is applied and its tick waits for an append that cannot land.
+    leader.link.cut = true;
+    const first = await rawSigned(leader.url, held);
+    expect([first.status, first.body.error, first.headers.get('retry-after')]).toEqual([503, 'OUTCOME_PENDING', '2']);
+    // Once the leader has missed its renewals, a new write is refused at once, nothing spent.
+    await until(() => !leader.cluster!.writable);
+    const refused = await rawSigned(leader.url, { ...held, nonce: await fetchNonce(leader.url, key.agent_id) });
+    expect([refused.status, refused.body.error]).toEqual([503, 'NOT_LEADER']);
+    // The log is back: the very same request gets the outcome of the one that was held.
+    leader.link.cut = false;
+    let again = await rawSigned(leader.url, held);
+    while (again.status === 503) again = await rawSigned(leader.url, held);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const registered = [...leader.store.ledgerEntries(1)].filter(
+      ({ json }) => json.includes('"key_backup_registered"') && json.includes(key.agent_id),
+    );
+    expect(registered).toHaveLength(1);
+    expect(leader.fatal).toEqual([]);
   });
 });
 

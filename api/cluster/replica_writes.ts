@@ -9,6 +9,8 @@ export interface WriterDirectory {
   writable(): boolean;
   /** The writer's URL, when another node holds the lease. */
   leader_url(): string | undefined;
+  /** How long a write waits for its outcome before it is answered 503 OUTCOME_PENDING (api/act_routes.ts). */
+  readonly answer_deadline_ms: number;
 }
 
 /**

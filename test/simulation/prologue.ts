@@ -1,7 +1,10 @@
-import { createHash, createPrivateKey, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { signingString } from '../../client/protocol.js';
 import { keyFromSeed, type AgentKey } from '../../client/keys.js';
 import {
+  canonicalJson,
   Engine,
+  sha256Hex,
   findAct,
   MemoryStore,
   replicatedTickOf,
@@ -21,14 +24,13 @@ export interface SimulatedMember {
 
 /**
  * The society every simulated run starts from, made once per process: founded, with its
- * members registered, as ticks (for the log) and commits (for each node's store, the
- * last one carrying a snapshot, so a node starts as from a backup instead of founding
- * the 4M-tile world again). Keys come from fixed seeds, so every run signs the same bytes.
+ * members registered (each registration signed, as a follower checks it), as the ticks
+ * the log begins with. Each node starts with an empty store and replays them, as a new
+ * replica does. Keys come from fixed seeds, so every run signs the same bytes.
  */
 export interface Prologue {
   genesis: Record<string, unknown>;
   members: SimulatedMember[];
-  commits: TickCommit[];
   ticks: ReplicatedTick[];
 }
 
@@ -52,7 +54,6 @@ async function makePrologue(member_count: number): Promise<Prologue> {
   store.on_commit = (commit) => commits.push(commit);
   const engine = await Engine.open(store, genesis, {
     clock: () => SIMULATION_EPOCH_MS,
-    snapshot_every_ticks: 1,
     on_fatal: (error) => {
       throw error;
     },
@@ -61,38 +62,33 @@ async function makePrologue(member_count: number): Promise<Prologue> {
   for (let index = 0; index < member_count; index++) {
     const seed = seedOf(`member ${index}`);
     const key = await keyFromSeed(seed);
-    const register = findAct('register')!;
+    const signing_key = signingKeyOf(seed);
+    const payload = findAct('register')!.payload.parse({ pubkey: key.public_key, handle: `sim${index}` });
+    // Signed as a request is, so that a node following the log checks it as any member's act.
+    const body = canonicalJson(payload);
+    const nonce = `prologue${index}`.padEnd(40, '0');
+    const path = '/api/v1/register';
+    const text = signingString({ method: 'POST', path, agent_id: key.agent_id, nonce, body_sha256: sha256Hex(body) });
+    const signature = sign(null, Buffer.from(text), signing_key).toString('base64url');
     const outcome = await engine.submit({
       act: 'register',
       actor: key.agent_id,
-      payload: register.payload.parse({ pubkey: key.public_key, handle: `sim${index}` }),
+      payload,
+      proof: { method: 'POST', path, nonce, body, signature },
     });
     if (!outcome.ok) throw new Error(`the simulation's member ${index} was refused: ${outcome.code}`);
-    members.push({ key, signing_key: signingKeyOf(seed) });
+    members.push({ key, signing_key });
   }
   await engine.drain();
-  // Only the last two snapshots travel: a node starts from the newest, and checks it by replaying from the one before.
-  const kept = commits.map((commit, index) => {
-    if (index >= commits.length - 2) return commit;
-    const { snapshot: _dropped, ...rest } = commit;
-    return rest;
-  });
   let head: LedgerHead = { seq: 0, hash: '0'.repeat(64) };
   const ticks: ReplicatedTick[] = [];
-  for (const commit of kept) {
+  for (const commit of commits) {
     const tick = replicatedTickOf(commit, head);
     if (!tick) continue;
     head = tick.ledger_head;
     ticks.push({ ...tick, consumed_nonces: [], kept_answers: [] });
   }
-  return { genesis, members, commits: kept, ticks };
-}
-
-/** A fresh store holding the prologue, as a node's data folder would after a restore. */
-export async function prologueStore(prologue: Prologue): Promise<MemoryStore> {
-  const store = new MemoryStore();
-  for (const commit of prologue.commits) await store.commitTick(commit);
-  return store;
+  return { genesis, members, ticks };
 }
 
 function seedOf(name: string): Uint8Array {

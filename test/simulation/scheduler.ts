@@ -138,4 +138,4 @@ async function settle(): Promise<void> {
   for (let turn = 0; turn < SETTLE_TURNS; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-const SETTLE_TURNS = 4;
+const SETTLE_TURNS = 2;

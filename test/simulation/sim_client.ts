@@ -173,9 +173,16 @@ export class SimClient {
 /** The DER prefix of a PKCS #8 Ed25519 private key; the 32-byte seed follows it. */
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
+/** Intents are named alike in every run (client0/1, ...): their keys are made once per process. */
+const intent_keys = new Map<string, string>();
+
 /** An intent is the backup key it registers: a public key derived from the intent's name, the same every run. */
 function intentKey(name: string): string {
+  const known = intent_keys.get(name);
+  if (known) return known;
   const seed = createHash('sha256').update(`tessera simulation intent ${name}`).digest();
   const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-  return createPublicKey(key).export({ format: 'jwk' }).x!;
+  const public_key = createPublicKey(key).export({ format: 'jwk' }).x!;
+  intent_keys.set(name, public_key);
+  return public_key;
 }

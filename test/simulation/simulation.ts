@@ -1,7 +1,8 @@
 import { encodeTick } from '../../api/cluster/tick_log.js';
 import { stateHash } from '../../engine/index.js';
 import { Invariants } from './invariants.js';
-import { prologue, prologueStore } from './prologue.js';
+import { prologue } from './prologue.js';
+import { MemoryStore } from '../../engine/index.js';
 import { Random } from './random.js';
 import { Scheduler } from './scheduler.js';
 import { SimClient, type HttpFaults } from './sim_client.js';
@@ -43,6 +44,7 @@ const HTTP_WEATHER: HttpFaults[] = [
 
 type Fault =
   | 'pause the leader as it appends'
+  | 'pause the leader as it appends, until another leads'
   | 'pause the leader'
   | 'pause a node'
   | 'kill the leader'
@@ -50,7 +52,8 @@ type Fault =
   | 'NATS loses its quorum';
 const FAULTS: Fault[] = [
   'pause the leader as it appends',
-  'pause the leader as it appends',
+  'pause the leader as it appends, until another leads',
+  'pause the leader as it appends, until another leads',
   'pause the leader',
   'pause a node',
   'kill the leader',
@@ -76,7 +79,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const note = (line: string) => schedule.push(`${(scheduler.now_ms / 1000).toFixed(3)} s: ${line}`);
   const start = await prologue();
   const nats_weather = plan.pick(NATS_WEATHER);
-  const http_weather = plan.pick(HTTP_WEATHER);
+  // An agent's own timeout, drawn apart from the losses: how soon it gives up on a frozen node and resends elsewhere.
+  const http_weather = { ...plan.pick(HTTP_WEATHER), timeout_ms: plan.pick([2000, 4000, 8000]) };
   const nats = new SimNats(scheduler, network.fork(), nats_weather, 2 * lease_ttl_ms);
   nats.publishNow('term', JSON.stringify({ term: 'prologue', after_tick: 0 }), 'term:prologue', 0);
   for (const tick of start.ticks)
@@ -93,7 +97,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         clock_offset_ms: plan.between(-2000, 2000),
         fenced,
       },
-      await prologueStore(start),
+      new MemoryStore(),
       start,
       scheduler,
       nats,
@@ -123,10 +127,13 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   schedule.push(
     `seed ${seed}: NATS ${JSON.stringify(nats_weather)}, HTTP ${JSON.stringify(http_weather)}, ${fenced ? 'fenced' : 'UNFENCED'}`,
   );
+  /** Paused processes to wake up once another node leads (the worst moment: it has caught up, not yet written). */
+  const waking: { owner: string; after_ms: number }[] = [];
   for (let count = plan.int(1, 4); count > 0; count--) {
     const fault = plan.pick(FAULTS);
     const at_ms = plan.between(2000, faults_ms - 3000);
     const length_ms = plan.between(0.3, 3) * lease_ttl_ms;
+    const wake_after_ms = plan.pick([0, 100, 500, 1500, 3000]);
     const victim = plan.pick(nodes);
     scheduler.at(at_ms, undefined, () => {
       const target = fault.includes('leader') ? leader() : victim;
@@ -136,15 +143,20 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       }
       if (!target?.owner) return note(`${fault}: nobody to do it to`);
       if (fault.startsWith('kill')) return target.kill(fault);
+      const until_another_leads = fault.endsWith('until another leads');
       const pause = (owner: string) => {
-        note(`${target.options.id} (${owner}) paused for ${Math.round(length_ms)} ms`);
         scheduler.pause(owner);
+        if (until_another_leads) {
+          note(`${owner} paused until another node has led for ${Math.round(wake_after_ms)} ms`);
+          return waking.push({ owner, after_ms: wake_after_ms });
+        }
+        note(`${owner} paused for ${Math.round(length_ms)} ms`);
         scheduler.at(length_ms, undefined, () => {
           note(`${owner} resumed`);
           scheduler.resume(owner);
         });
       };
-      if (fault !== 'pause the leader as it appends') return pause(target.owner);
+      if (!fault.startsWith('pause the leader as it appends')) return pause(target.owner);
       const owner = target.owner;
       note(`waiting for ${owner} to append, to pause it then`);
       nats.on_publish = (publisher, kind) => {
@@ -160,6 +172,13 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     if (now_leading !== leading) {
       leading = now_leading;
       if (leading) note(`${leading} leads`);
+      for (const sleeper of waking.splice(0)) {
+        if (sleeper.owner === leading) continue;
+        scheduler.at(sleeper.after_ms, undefined, () => {
+          note(`${sleeper.owner} resumed`);
+          scheduler.resume(sleeper.owner);
+        });
+      }
     }
     invariants.checkLog(nats.stream.all);
     invariants.checkLedger(nodes);
