@@ -9,7 +9,7 @@ import { simulate } from './simulation/simulation.js';
  * woken once another node led but had not written yet. The same seed, on the log
  * without its term fence, breaks an invariant; on today's log it holds them all.
  */
-const SEEDS = Number(process.env.SIMULATION_SEEDS ?? 40);
+const SEEDS = Number(process.env.SIMULATION_SEEDS ?? 80);
 
 describe('the replicated society under simulated faults', () => {
   it(`holds every invariant on ${SEEDS} seeds`, { timeout: 600_000 }, async () => {
@@ -23,6 +23,18 @@ describe('the replicated society under simulated faults', () => {
     expect(failing).toEqual([]);
     // The agents got work done through the faults: a run that acknowledged nothing would check nothing.
     expect(acknowledged).toBeGreaterThan(SEEDS * 10);
+  });
+
+  it('finds the paused leader’s late write on the log without its term fence, and holds on the same seed with it', async () => {
+    // Seed 10117: the leader c is paused as it appends an agent's act; b takes over and has written nothing when
+    // c wakes; c's tick lands; b, not having seen it, answers the agent's resend NONCE_INVALID; the agent signs
+    // again, and the act is performed a second time (refused KEY_TAKEN only because the first registered its key).
+    const unfenced = await simulate({ seed: 10117, fenced: false });
+    expect(unfenced.violations.join('\n')).toMatch(/applied twice: its second application was refused KEY_TAKEN/);
+    expect(unfenced.schedule.join('\n')).toMatch(/paused until another node has led/);
+    const fenced = await simulate({ seed: 10117 });
+    expect(fenced.violations).toEqual([]);
+    expect(fenced.schedule.join('\n')).toMatch(/paused until another node has led/);
   });
 
   it('replays a seed the same way every time', async () => {

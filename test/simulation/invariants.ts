@@ -8,7 +8,8 @@ import type { NodeExit, SimNode } from './sim_node.js';
  * - one term at a time appends to the log: every tick's message was sent by the term
  *   whose start is the last before it, and ticks follow one another;
  * - no intent (one client's one message, however often it was signed) is on the ledger twice;
- * - every acknowledged act is on the ledger at the seq its answer gave;
+ * - every acknowledged act is on the ledger at the seq its answer gave, and no act its
+ *   agent was told was refused is on it;
  * - nodes at the same ledger head hold the same entry there (and, at the end, the same state);
  * - no node stops for a divergence or a bug (exit 65 or 70).
  */
@@ -96,8 +97,21 @@ export class Invariants {
     }
   }
 
-  /** At the end: nothing acknowledged is missing from the ledger. */
+  /**
+   * At the end: nothing acknowledged is missing from the ledger, and nothing an agent was
+   * told was refused (a final NONCE_INVALID included: it says the act was not applied, and
+   * never will be) is on it.
+   */
   checkNothingLost(outcomes: readonly IntentOutcome[]): void {
+    for (const outcome of outcomes) {
+      if (!('refused' in outcome) || !this.intents_seen.has(outcome.intent)) continue;
+      // The act registers the intent's own key: KEY_TAKEN means a second application met the first one's key.
+      if (outcome.refused === 'KEY_TAKEN')
+        this.violated(
+          `${outcome.intent} was applied twice: its second application was refused KEY_TAKEN, the key its first had registered`,
+        );
+      else this.violated(`${outcome.intent} was refused ${outcome.refused} to its agent, yet it is on the ledger`);
+    }
     for (const outcome of outcomes)
       if ('acknowledged_seq' in outcome && outcome.acknowledged_seq > this.ledger_scanned)
         this.violated(

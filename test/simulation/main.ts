@@ -28,7 +28,7 @@ await prologue();
 const prologue_ms = performance.now() - made_ms;
 
 if (values.seed !== undefined) {
-  const result = await simulate({ seed: Number(values.seed), fenced });
+  const result = await simulate({ seed: Number(values.seed), fenced, trace: true });
   console.log(result.schedule.join('\n'));
   report([result]);
   process.exit(result.violations.length > 0 ? 1 : 0);

@@ -29,6 +29,9 @@ export type IntentOutcome =
 
 const ACT = findAct('key_backup_register')!;
 
+/** As many redirects as fetch follows. */
+const MAX_REDIRECTS = 20;
+
 /**
  * An agent acting through the SDK's rules (client/retry_policy.ts, the very functions
  * the SDK runs): each intent is one message, signed, sent to the node the client knows,
@@ -49,6 +52,10 @@ export class SimClient {
     private readonly scheduler: Scheduler,
     private readonly random: Random,
     private readonly faults: HttpFaults,
+    /** An agent that signs again after every NONCE_INVALID the rule allows (up to five signings), not only once. */
+    private readonly re_signs_every_time: boolean,
+    /** Where what the agent was told is written, in a traced run (npm run simulate -- --seed N). */
+    private readonly note?: (line: string) => void,
   ) {}
 
   private readonly clock: RetryClock = {
@@ -94,9 +101,17 @@ export class SimClient {
       if (answer.status === 200) {
         const ledger = answer.body.ledger as { first_seq: number } | null;
         if (!ledger) return { intent, refused: 'no entry' };
+        this.note?.(
+          `${this.name} ${intent.slice(0, 8)} acknowledged at seq ${ledger.first_seq} after ${sent.sendings} sending(s)`,
+        );
         return { intent, acknowledged_seq: ledger.first_seq, at_ms: this.scheduler.now_ms };
       }
-      if (answer.body.error !== 'NONCE_INVALID') return { intent, refused: String(answer.body.error) };
+      if (answer.body.error !== 'NONCE_INVALID') {
+        // A 5xx after a lost answer says nothing of the sending that was lost (the SDK raises OutcomeUnknownError).
+        if (answer.status >= 500 && sent.answer_lost)
+          return { intent, unknown: `${answer.body.error} after a lost answer` };
+        return { intent, refused: String(answer.body.error) };
+      }
       const decision = decideAfterRefusedNonce({
         answer_lost: sent.answer_lost,
         keeps_answers: true,
@@ -104,8 +119,12 @@ export class SimClient {
         nonce_valid_until_ms: asked_at_ms + NONCE_LIFETIME_MS,
         re_signed: signings > 0,
       });
+      this.note?.(
+        `${this.name} ${intent.slice(0, 8)} NONCE_INVALID after ${sent.sendings} sending(s): ${JSON.stringify(decision)}`,
+      );
       if ('outcome_unknown' in decision) return { intent, unknown: decision.outcome_unknown };
-      if ('refused' in decision) return { intent, refused: 'NONCE_INVALID' };
+      // The SDK signs again once; an agent written from the docs alone may sign again at every such refusal.
+      if ('refused' in decision && !this.re_signs_every_time) return { intent, refused: 'NONCE_INVALID' };
     }
     return { intent, unknown: 'refused NONCE_INVALID five times' };
   }
@@ -125,7 +144,9 @@ export class SimClient {
     let target = this.home;
     for (let hops = 0; ; hops++) {
       const answer = await this.exchange(target, request);
-      if (answer.status !== 307 || hops === 3) return answer;
+      if (answer.status !== 307) return answer;
+      // fetch gives up on a chain of redirects (nodes naming each other as the writer) as a network failure.
+      if (hops === MAX_REDIRECTS) throw new TypeError('fetch failed: redirect count exceeded');
       const next = this.nodes.find((node) => node.options.id === answer.headers.location);
       if (!next) return answer;
       target = next;

@@ -18,6 +18,8 @@ export interface SimulationOptions {
   settle_ms?: number;
   lease_ttl_ms?: number;
   clients?: number;
+  /** Also write down what every agent was told (one seed's replay). */
+  trace?: boolean;
 }
 
 export interface SimulationResult {
@@ -70,7 +72,15 @@ const FAULTS: Fault[] = [
  * acknowledged lost. The same seed always runs the same way.
  */
 export async function simulate(options: SimulationOptions): Promise<SimulationResult> {
-  const { seed, fenced = true, faults_ms = 40_000, settle_ms = 40_000, lease_ttl_ms = 3000, clients = 3 } = options;
+  const {
+    seed,
+    fenced = true,
+    faults_ms = 40_000,
+    settle_ms = 40_000,
+    lease_ttl_ms = 3000,
+    clients = 3,
+    trace = false,
+  } = options;
   const random = new Random(seed);
   const plan = random.fork();
   const network = random.fork();
@@ -120,6 +130,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       scheduler,
       network.fork(),
       http_weather,
+      plan.chance(0.5),
+      trace ? note : undefined,
     );
     scheduler.at(1000 + plan.between(0, 500), undefined, () => void client.run());
     return client;
