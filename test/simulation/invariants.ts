@@ -1,4 +1,6 @@
 import type { StreamMessage } from '../../api/cluster/log_stream.js';
+import { verifyConsistency, verifyInclusion } from '../../client/tlog/merkle.js';
+import { nativeHasher } from '../../engine/log/native_hasher.js';
 import type { IntentOutcome } from './sim_client.js';
 import type { NodeExit, SimNode } from './sim_node.js';
 
@@ -11,7 +13,8 @@ import type { NodeExit, SimNode } from './sim_node.js';
  * - every acknowledged act is on the ledger at the seq its answer gave, and no act its
  *   agent was told was refused is on it;
  * - nodes at the same ledger head hold the same entry there (and, at the end, the same state);
- * - no node stops for a divergence or a bug (exit 65 or 70).
+ * - no node stops for a divergence or a bug (exit 65 or 70);
+ * - at the end, every receipt an agent got verifies against every node's tree.
  */
 export class Invariants {
   readonly violations: string[] = [];
@@ -117,6 +120,45 @@ export class Invariants {
         this.violated(
           `${outcome.intent} was acknowledged at seq ${outcome.acknowledged_seq}, past the ledger's end ${this.ledger_scanned}`,
         );
+  }
+
+  /**
+   * Every receipt an agent was given verifies against every node's tree as it ends: the
+   * node's own leaf is at the receipt's place in the tree the receipt names, and that
+   * tree is a prefix of the node's (a consistency proof), as against any later checkpoint.
+   */
+  checkReceipts(outcomes: readonly IntentOutcome[], nodes: readonly SimNode[]): void {
+    for (const node of nodes) {
+      const tree = node.running?.engine.log_tree;
+      if (!tree) continue;
+      const size = tree.size;
+      const root = tree.root(size);
+      for (const outcome of outcomes) {
+        if (!('receipt' in outcome)) continue;
+        const { seq, size: receipt_size, root: receipt_root, proof } = outcome.receipt;
+        if (receipt_size > size) continue;
+        const included = verifyInclusion(
+          nativeHasher,
+          seq - 1,
+          receipt_size,
+          tree.leafHash(seq - 1),
+          proof,
+          receipt_root,
+        );
+        const extended = verifyConsistency(
+          nativeHasher,
+          receipt_size,
+          size,
+          receipt_root,
+          root,
+          tree.consistencyProof(receipt_size, size),
+        );
+        if (!included || !extended)
+          this.violated(
+            `the receipt for seq ${seq} (tree of ${receipt_size}) does not verify against ${node.options.id}'s tree of ${size}`,
+          );
+      }
+    }
   }
 
   checkExit(exit: NodeExit): void {

@@ -11,7 +11,7 @@ import { canonicalJson, findAct, sha256Hex } from '../../engine/index.js';
 import type { SimulatedMember } from './prologue.js';
 import type { Random } from './random.js';
 import type { Scheduler } from './scheduler.js';
-import type { SimAnswer, SimNode, SimRequest } from './sim_node.js';
+import type { SimAnswer, SimNode, SimReceipt, SimRequest } from './sim_node.js';
 
 /** How the network between clients and nodes misbehaves. */
 export interface HttpFaults {
@@ -23,7 +23,7 @@ export interface HttpFaults {
 
 /** What a client was told about one of its intents: acknowledged at a seq, refused, or no final answer. */
 export type IntentOutcome =
-  | { intent: string; acknowledged_seq: number; at_ms: number }
+  | { intent: string; acknowledged_seq: number; at_ms: number; receipt: SimReceipt }
   | { intent: string; refused: string }
   | { intent: string; unknown: string };
 
@@ -104,7 +104,8 @@ export class SimClient {
         this.note?.(
           `${this.name} ${intent.slice(0, 8)} acknowledged at seq ${ledger.first_seq} after ${sent.sendings} sending(s)`,
         );
-        return { intent, acknowledged_seq: ledger.first_seq, at_ms: this.scheduler.now_ms };
+        const receipt = answer.body.receipt as SimReceipt;
+        return { intent, acknowledged_seq: ledger.first_seq, at_ms: this.scheduler.now_ms, receipt };
       }
       if (answer.body.error !== 'NONCE_INVALID') {
         // A 5xx after a lost answer says nothing of the sending that was lost (the SDK raises OutcomeUnknownError).

@@ -193,7 +193,10 @@ export class SimNode {
           : undefined;
       if (!found || found.kind !== 'outcome') throw error;
       if (!found.outcome.ok) return { status: 409, headers: { replayed: 'true' }, body: { error: found.outcome.code } };
-      return { status: 200, headers: { replayed: 'true' }, body: { ledger: found.outcome.ledger } };
+      // A replayed answer's receipt is issued afresh, against this node's tree now, as the act route does.
+      const ledger = found.outcome.ledger;
+      const receipt = ledger ? receiptOf(engine, ledger.first_seq) : undefined;
+      return { status: 200, headers: { replayed: 'true' }, body: { ledger, ...(receipt ? { receipt } : {}) } };
     }
     const kept = retries.toKeep(auth);
     const submitted = engine.submit({
@@ -211,7 +214,10 @@ export class SimNode {
     return {
       status: 200,
       headers: {},
-      body: { ledger: first ? { first_seq: first.seq, last_seq: outcome.entries.at(-1)!.seq } : null },
+      body: {
+        ledger: first ? { first_seq: first.seq, last_seq: outcome.entries.at(-1)!.seq } : null,
+        ...(first ? { receipt: receiptOf(engine, first.seq) } : {}),
+      },
     };
   }
 
@@ -238,6 +244,19 @@ export class SimNode {
     // Its supervisor (systemd, a container runtime) starts it again after a moment.
     this.scheduler.at(this.random.between(500, 3000), undefined, () => void this.start());
   }
+}
+
+/** What a receipt proves, without its signature: the entry's leaf in the tree of this size, with this root. */
+export interface SimReceipt {
+  seq: number;
+  size: number;
+  root: Uint8Array;
+  proof: Uint8Array[];
+}
+
+function receiptOf(engine: Engine, seq: number): SimReceipt {
+  const size = engine.log_tree.size;
+  return { seq, size, root: engine.log_tree.root(size), proof: engine.log_tree.inclusionProof(seq - 1, size) };
 }
 
 function notLeader(): SimAnswer {

@@ -206,6 +206,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   await scheduler.run(faults_ms + settle_ms, check);
   const outcomes = agents.flatMap((agent) => agent.outcomes);
   invariants.checkNothingLost(outcomes);
+  invariants.checkReceipts(outcomes, nodes);
   checkSettled(nodes, invariants.violations);
   return {
     seed,
