@@ -8,7 +8,7 @@ export interface ClusterConfig {
   servers: string[];
   role: NodeRole;
   node_id: string;
-  /** Names the stream (`<name>_ticks`, subject `<name>.ticks`) and the lease bucket (`<name>_lease`). */
+  /** Names the stream (`<name>_ticks`, subjects `.ticks` and `.terms`), the lease bucket (`<name>_lease`) and the log key's record (`<name>_identity`). */
   log_name: string;
   /** Copies of each tick the NATS cluster keeps before a tick counts (a quorum of them acknowledges). */
   log_replicas: number;

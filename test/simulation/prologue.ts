@@ -98,6 +98,7 @@ function seedOf(name: string): Uint8Array {
 /** The DER prefix of a PKCS #8 Ed25519 private key; the 32-byte seed follows it. */
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-function signingKeyOf(seed: Uint8Array): KeyObject {
+/** An Ed25519 key from its 32-byte seed, for node:crypto's synchronous signing. */
+export function signingKeyOf(seed: Uint8Array): KeyObject {
   return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
 }

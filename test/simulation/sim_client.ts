@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
+import { createHash, createPublicKey, sign } from 'node:crypto';
 import {
   decideAfterRefusedNonce,
   NONCE_LIFETIME_MS,
@@ -8,7 +8,7 @@ import {
 } from '../../client/retry_policy.js';
 import { signingString } from '../../client/protocol.js';
 import { canonicalJson, findAct, sha256Hex } from '../../engine/index.js';
-import type { SimulatedMember } from './prologue.js';
+import { signingKeyOf, type SimulatedMember } from './prologue.js';
 import type { Random } from './random.js';
 import type { Scheduler } from './scheduler.js';
 import type { SimAnswer, SimNode, SimReceipt, SimRequest } from './sim_node.js';
@@ -192,9 +192,6 @@ export class SimClient {
   }
 }
 
-/** The DER prefix of a PKCS #8 Ed25519 private key; the 32-byte seed follows it. */
-const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-
 /** Intents are named alike in every run (client0/1, ...): their keys are made once per process. */
 const intent_keys = new Map<string, string>();
 
@@ -203,7 +200,7 @@ function intentKey(name: string): string {
   const known = intent_keys.get(name);
   if (known) return known;
   const seed = createHash('sha256').update(`tessera simulation intent ${name}`).digest();
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const key = signingKeyOf(seed);
   const public_key = createPublicKey(key).export({ format: 'jwk' }).x!;
   intent_keys.set(name, public_key);
   return public_key;
