@@ -2,7 +2,6 @@ import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { generateKey, type AgentKey } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
 import { LmdbStore } from '../engine/index.js';
@@ -11,6 +10,16 @@ import { LogMovedError } from '../api/cluster/tick_log.js';
 import { LOG_KEY_FILE, STORE_FOLDER } from '../api/data_folder.js';
 import { verifyStore } from '../api/store_verify.js';
 import { startChildServer, type ChildServer } from './helpers/child_server.js';
+import {
+  eventually,
+  leaderAmong,
+  ledgerOf,
+  OPEN_LIMITS,
+  safeJson,
+  sleep,
+  status,
+  streamLeader,
+} from './helpers/cluster_processes.js';
 import { HAVE_NATS_SERVER, NatsCluster } from '../bench/nats_cluster.js';
 import { tempDir } from './helpers/society.js';
 
@@ -58,12 +67,7 @@ describe.skipIf(!HAVE_NATS_SERVER)('a society replicated on NATS JetStream', () 
         ROLE: role,
         NODE_ID: name,
         LEASE_TTL_MS: String(LEASE_TTL_MS),
-        REGISTRATIONS_PER_HOUR: '1000000',
-        REGISTRATION_BURST: '1000000',
-        NONCES_PER_SECOND: '100000',
-        NONCE_BURST: '100000',
-        READS_PER_SECOND: '100000',
-        READ_BURST: '100000',
+        ...OPEN_LIMITS,
       });
       servers.push(server);
       return server;
@@ -237,68 +241,8 @@ async function loadOf(
   }
 }
 
-async function leaderAmong(servers: ChildServer[], within_ms: number): Promise<ChildServer> {
-  const give_up = Date.now() + within_ms;
-  for (;;) {
-    for (const server of servers)
-      if (server.output.some((line) => safeJson(line)?.cluster === 'leading')) return server;
-    if (Date.now() > give_up) throw new Error('no replica took the lease');
-    await sleep(20);
-  }
-}
-
-/** The index of the NATS node that leads a stream's replicas now. */
-async function streamLeader(nats: NatsCluster, stream: string): Promise<number> {
-  const connection = await connect({ servers: nats.url().split(',') });
-  try {
-    const info = await (await jetstreamManager(connection)).streams.info(stream);
-    return Number(info.cluster!.leader!.slice(1)) - 1;
-  } finally {
-    await connection.close();
-  }
-}
-
-async function status(url: string): Promise<{ ledger: { seq: number; hash: string } }> {
-  return (await fetch(`${url}/api/v1/status`)).json() as Promise<{ ledger: { seq: number; hash: string } }>;
-}
-
-type Entry = { seq: number; event_type: string; actor: string; data: Record<string, string> };
-
-async function ledgerOf(url: string): Promise<Entry[]> {
-  const entries: Entry[] = [];
-  for (;;) {
-    const page = (await (await fetch(`${url}/api/v1/ledger?from=${entries.length + 1}&limit=500`)).json()) as {
-      entries: Entry[];
-    };
-    if (page.entries.length === 0) return entries;
-    entries.push(...page.entries);
-  }
-}
-
 async function founderKey(data_dir: string) {
   const { parseKeyFile } = await import('../client/keys.js');
   const { readFileSync } = await import('node:fs');
   return parseKeyFile(JSON.parse(readFileSync(join(data_dir, 'founder.key.json'), 'utf8')));
 }
-
-async function eventually(check: () => Promise<void>, within_ms = 15_000): Promise<void> {
-  const give_up = Date.now() + within_ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > give_up) throw error;
-      await sleep(100);
-    }
-  }
-}
-
-function safeJson(line: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
