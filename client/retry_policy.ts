@@ -19,7 +19,16 @@ export interface RetryPolicy {
   /** The wait after the first network failure, doubled after each further one up to backoff_cap_ms. */
   backoff_first_ms: number;
   backoff_cap_ms: number;
+  /**
+   * How long one sending waits for its answer before it counts as lost (fetch rejects with a
+   * TimeoutError) and is sent again: a frozen leader (paused, its machine gone without a reset)
+   * never answers, and the budget is only looked at between sendings. Longer than the longest
+   * a live writer takes to answer (OUTCOME_PENDING after at most 5 s).
+   */
+  sending_timeout_ms?: number;
 }
+
+export const DEFAULT_SENDING_TIMEOUT_MS = 10_000;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   // Twice the bound: a request sent just before the leader died still meets the next one, with room
@@ -27,6 +36,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   retry_budget_ms: 2 * FAILOVER_BOUND_MS,
   backoff_first_ms: 250,
   backoff_cap_ms: 2_000,
+  sending_timeout_ms: DEFAULT_SENDING_TIMEOUT_MS,
 };
 
 /** Time as the retry loop sees it; a simulator hands in its own. */

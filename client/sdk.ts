@@ -16,6 +16,7 @@ import {
 } from './protocol.js';
 import {
   DEFAULT_RETRY_POLICY,
+  DEFAULT_SENDING_TIMEOUT_MS,
   OutcomeUnknownError,
   SYSTEM_CLOCK,
   budgetSpentReason,
@@ -227,7 +228,11 @@ export class TesseraClient {
   /** The request sent as client/retry_policy.ts decides, the same each time. */
   private sentUntilFinal(url: string, init?: RequestInit): Promise<LoopOutcome<Response>> {
     return sendWithRetries({
-      send: () => this.fetcher(url, init),
+      send: () =>
+        this.fetcher(url, {
+          ...init,
+          signal: AbortSignal.timeout(this.retry_policy.sending_timeout_ms ?? DEFAULT_SENDING_TIMEOUT_MS),
+        }),
       clock: this.clock,
       policy: this.retry_policy,
       discard: (answer) => answer.body?.cancel(),

@@ -173,6 +173,26 @@ describe('a writer that cannot reach its log', () => {
   });
 });
 
+describe('a NATS outage', () => {
+  it('longer than the lease moves nothing: the leader writes its expired lease again, and the replica leaves it a ttl to', async () => {
+    const cluster = memoryCluster(1500);
+    const leader = await node(cluster, { node_id: 'a', role: 'leader' });
+    const replica = await node(cluster, { node_id: 'b', role: 'replica', log_key_from: leader.data_dir });
+    await until(() => replica.cluster!.leader_url === leader.url);
+    // Nobody reaches NATS for longer than the entry lives on the server (twice the ttl here).
+    leader.link.cut = true;
+    replica.link.cut = true;
+    await until(async () => (await cluster.bucket.get()) === undefined, 6000);
+    leader.link.cut = false;
+    replica.link.cut = false;
+    await new Promise((resolve) => setTimeout(resolve, 2 * cluster.ttl_ms));
+    expect(leader.fatal).toEqual([]);
+    expect(replica.fatal).toEqual([]);
+    expect([leader.cluster!.leading, replica.cluster!.leading]).toEqual([true, false]);
+    await new TesseraClient(replica.url, await generateKey()).register('afterwards');
+  });
+});
+
 describe('failover', () => {
   it('a writer cut off loses the lease to a caught-up replica, which writes; the old one, back, is refused and stops; nothing acknowledged is lost or doubled', async () => {
     const cluster = memoryCluster(1500);

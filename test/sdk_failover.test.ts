@@ -225,3 +225,27 @@ describe('the SDK after a refused nonce', () => {
     await expect(reader.status()).rejects.toThrow(/^fetch failed$/);
   });
 });
+
+describe('a sending that gets no answer at all', () => {
+  it('is given up after the sending timeout and sent again, the same request, instead of waiting on a frozen node', {
+    timeout: 5000,
+  }, async () => {
+    const key = await generateKey();
+    const sendings: Sending[] = [];
+    // The first sending reaches a frozen leader: nothing comes back until the sending's own timeout aborts it.
+    const fetcher: typeof fetch = async (_input, init) => {
+      sendings.push(sendingOf(init));
+      const signal = init?.signal;
+      if (sendings.length === 1)
+        return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+      return Response.json({ ok: true, nonce: 'n'.repeat(40) }, { status: 200 });
+    };
+    const client = new TesseraClient('http://society.test', key, fetcher, {
+      retry_policy: { ...DEFAULT_RETRY_POLICY, sending_timeout_ms: 50 },
+    });
+    const started_ms = performance.now();
+    await client.status();
+    expect(sendings).toHaveLength(2);
+    expect(performance.now() - started_ms).toBeLessThan(DEFAULT_RETRY_POLICY.retry_budget_ms);
+  });
+});

@@ -72,6 +72,12 @@ export class ClusterNode {
   private last_applied_ms: number;
   /** When the lease was last renewed by this node (its holder), to refuse writes while NATS is unreachable. */
   private renewed_ms = 0;
+  /**
+   * This node could not read the lease for a while (NATS lost its quorum, say). A lease
+   * found free afterwards may have expired on the server while its holder could not renew
+   * either: the holder writes it again at its next renewal, so it is left a ttl to do so.
+   */
+  private lost_sight_of_lease = false;
 
   constructor(private readonly options: ClusterNodeOptions) {
     this.clock = options.clock ?? hostClock;
@@ -204,6 +210,7 @@ export class ClusterNode {
         await this.restartStalledFollower();
       }
     } catch (error) {
+      if (!this.tenure) this.lost_sight_of_lease = true;
       this.options.log_line?.({ cluster: 'lease check failed', node: this.options.node_id, error: String(error) });
     } finally {
       this.busy = false;
@@ -223,10 +230,12 @@ export class ClusterNode {
     this.log_last_tick = Math.max(this.log_last_tick, await this.options.log.lastTick());
     if (holder || !eligible) {
       this.free_since_ms = undefined;
+      if (holder) this.lost_sight_of_lease = false;
       return;
     }
     const now_ms = this.clock.now_ms();
     this.free_since_ms ??= now_ms;
+    if (this.lost_sight_of_lease && now_ms - this.free_since_ms < lease.ttl_ms) return;
     // A node that has applied the whole log competes at once; one behind leaves it a ttl, then takes it
     // anyway (it applies the rest from the log before it writes): someone must write.
     if (this.lag_ticks > 0 && now_ms - this.free_since_ms < lease.ttl_ms) return;
@@ -237,6 +246,7 @@ export class ClusterNode {
     if (this.stopped) return;
     const tenure = await lease.take(node_id, url());
     if (!tenure) return;
+    this.lost_sight_of_lease = false;
     this.tenure = tenure;
     this.known_leader = tenure;
     this.renewed_ms = this.clock.now_ms();
