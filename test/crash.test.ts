@@ -63,7 +63,11 @@ describe('crash safety', () => {
 
     for (let round = 0; round < 3; round++) {
       const running = load(server.url, agents, acknowledged);
-      await new Promise((resolve) => setTimeout(resolve, 250 + Math.random() * 500));
+      // Killed once this round has had acts acknowledged (a busy machine takes longer), at a moment left to chance.
+      const wanted = acknowledged.length + 12;
+      for (let waited_ms = 0; acknowledged.length < wanted && waited_ms < 20_000; waited_ms += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
       await server.kill('SIGKILL');
       await running;
       server = await startChildServer(env);
