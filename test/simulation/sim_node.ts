@@ -195,7 +195,7 @@ export class SimNode {
       if (!found.outcome.ok) return { status: 409, headers: { replayed: 'true' }, body: { error: found.outcome.code } };
       // A replayed answer's receipt is issued afresh, against this node's tree now, as the act route does.
       const ledger = found.outcome.ledger;
-      const receipt = ledger ? receiptOf(engine, ledger.first_seq) : undefined;
+      const receipt = ledger ? receiptOf(engine, this.store, ledger.first_seq) : undefined;
       return { status: 200, headers: { replayed: 'true' }, body: { ledger, ...(receipt ? { receipt } : {}) } };
     }
     const kept = retries.toKeep(auth);
@@ -216,7 +216,7 @@ export class SimNode {
       headers: {},
       body: {
         ledger: first ? { first_seq: first.seq, last_seq: outcome.entries.at(-1)!.seq } : null,
-        ...(first ? { receipt: receiptOf(engine, first.seq) } : {}),
+        ...(first ? { receipt: receiptOf(engine, this.store, first.seq) } : {}),
       },
     };
   }
@@ -254,8 +254,12 @@ export interface SimReceipt {
   proof: Uint8Array[];
 }
 
-function receiptOf(engine: Engine, seq: number): SimReceipt {
-  const size = engine.log_tree.size;
+/**
+ * As the transparency log issues it: against the tree at the store's durable head, not the
+ * engine's tree, which already holds the entries of a tick still on its way to the log.
+ */
+function receiptOf(engine: Engine, store: MemoryStore, seq: number): SimReceipt {
+  const size = store.ledgerHead().seq;
   return { seq, size, root: engine.log_tree.root(size), proof: engine.log_tree.inclusionProof(seq - 1, size) };
 }
 
