@@ -29,10 +29,10 @@ import {
  * Tessera nodes as processes, signed load recording every acknowledged act: a leader
  * paused past its lease and resumed (fenced by the log, it exits 75 having acknowledged
  * nothing the log lacks); the NATS node leading the tick stream killed; the NATS quorum
- * lost and restored (writes refused at once with 503, reads served); and a fresh cluster
- * whose nodes all start at once, signing under one log key. After each: every
- * acknowledged act is on the ledger once at the seq it was told, and every node's store
- * replays to the same state.
+ * lost and restored past the lease's ttl (writes refused at once with 503, reads served,
+ * no node stops and the leader stays the leader); and a fresh cluster whose nodes all
+ * start at once, signing under one log key. After each: every acknowledged act is on the
+ * ledger once at the seq it was told, and every node's store replays to the same state.
  */
 
 /** Short, to keep the pauses short; above a NATS election on loopback (about 2 s when no node dies). */
@@ -222,7 +222,7 @@ describe.skipIf(!HAVE_NATS_SERVER)('a replicated society under faults', () => {
     expect(new Set(hashes).size).toBe(1);
   }, 150_000);
 
-  it('NATS quorum lost and restored: writes are refused at once with 503 NOT_LEADER, reads are served, no node stops', async () => {
+  it('NATS quorum lost and restored: writes are refused at once with 503 NOT_LEADER, reads are served, no node stops, the leader stays the leader', async () => {
     cluster = await ProcessCluster.start({ ttl_ms: DEFAULT_TTL_MS });
     const a = await cluster.node('a', 'leader', { nats_nodes: [0, 1, 2] });
     cluster.copyLogKey('a', 'b');
@@ -234,6 +234,16 @@ describe.skipIf(!HAVE_NATS_SERVER)('a replicated society under faults', () => {
     ]);
     const keys = await agents(5, a.url);
     const urls = [a.url, b.url, c.url];
+    // The leader stays the leader throughout: it is never fenced nor leads anew, and no replica leads.
+    const expectLeaderStayed = () => {
+      const said = (server: ChildServer, what: string) =>
+        server.output.filter((line) => safeJson(line)?.cluster === what).length;
+      expect([a, b, c].map((server) => [said(server, 'leading'), said(server, 'fenced')])).toEqual([
+        [1, 0],
+        [0, 0],
+        [0, 0],
+      ]);
+    };
     // Four agents load; the fifth sends the probes below.
     load = new SignedLoad(keys.slice(0, 4), (index, attempt) => ({
       url: urls[(index + attempt) % urls.length]!,
@@ -284,6 +294,7 @@ describe.skipIf(!HAVE_NATS_SERVER)('a replicated society under faults', () => {
     await sleep(OUTAGE_MS - (Date.now() - lost_at));
     await reads_served();
     expect(cluster.exitedByThemselves()).toEqual([]);
+    expectLeaderStayed();
 
     const restored_at = Date.now();
     console.log(`quorum restored after ${restored_at - lost_at} ms`);
@@ -295,9 +306,14 @@ describe.skipIf(!HAVE_NATS_SERVER)('a replicated society under faults', () => {
     await load.stop();
     console.log('load', load.summary());
     console.log(cluster.clusterLines().join('\n'));
-    const live = cluster.running();
-    await converged(live);
-    expectAcknowledgedOnce(await ledgerOf(live[0]!.url), load.acknowledged);
+    // No node stopped, and the leader of before writes every act acknowledged since (a replica's 307 leads to it).
+    expect(cluster.exitedByThemselves()).toEqual([]);
+    expectLeaderStayed();
+    const since_restored = load.acknowledged.filter((act) => act.sent_at_ms >= restored_at);
+    expect(since_restored.length).toBeGreaterThan(0);
+    expect(since_restored.filter((act) => act.answered_by !== a.url)).toEqual([]);
+    await converged([a, b, c]);
+    expectAcknowledgedOnce(await ledgerOf(a.url), load.acknowledged);
     expect(unexpectedErrors(load.errors)).toEqual([]);
     expect(cluster.exitedByThemselves()).toEqual([]);
     const hashes = await cluster.stopAndVerify(['a', 'b', 'c']);
