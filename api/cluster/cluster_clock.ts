@@ -13,7 +13,8 @@ export interface ClusterClock {
 
 export const hostClock: ClusterClock = {
   now_ms: () => performance.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+  // Not unref'd: a node waiting for NATS at start has nothing else keeping it alive, and must not exit (0) meanwhile.
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   every: (ms, tick) => {
     const timer = setInterval(tick, ms);
     timer.unref();
