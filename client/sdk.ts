@@ -227,12 +227,10 @@ export class TesseraClient {
 
   /** The request sent as client/retry_policy.ts decides, the same each time. */
   private sentUntilFinal(url: string, init?: RequestInit): Promise<LoopOutcome<Response>> {
+    const timeout_ms = this.retry_policy.sending_timeout_ms ?? DEFAULT_SENDING_TIMEOUT_MS;
     return sendWithRetries({
       send: () =>
-        this.fetcher(url, {
-          ...init,
-          signal: AbortSignal.timeout(this.retry_policy.sending_timeout_ms ?? DEFAULT_SENDING_TIMEOUT_MS),
-        }),
+        this.fetcher(url, resendable(url, init) ? { ...init, signal: AbortSignal.timeout(timeout_ms) } : init),
       clock: this.clock,
       policy: this.retry_policy,
       discard: (answer) => answer.body?.cancel(),
@@ -338,4 +336,15 @@ export class TesseraClient {
     }
     return body;
   }
+}
+
+/**
+ * Whether a sending that waits too long may be given up and sent again: a read, or a
+ * request to a route that keeps its answer for a resend. A payment or operator request
+ * (a restore drill replays the whole store, minutes on a large one) is left to answer
+ * however long it takes: a resend of it could not learn its outcome.
+ */
+function resendable(url: string, init: RequestInit | undefined): boolean {
+  const method = init?.method ?? 'GET';
+  return method === 'GET' || method === 'HEAD' || keepsAnswers(new URL(url).pathname);
 }
