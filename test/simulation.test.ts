@@ -37,6 +37,13 @@ describe('the replicated society under simulated faults', () => {
     expect(fenced.schedule.join('\n')).toMatch(/paused until another node has led/);
   });
 
+  it('holds on seed 501354: a leader paused through another tenure does not take the lease back when it expired', async () => {
+    // The old leader woke during a NATS outage; its successor's lease entry expired; it wrote the entry again under its
+    // own old term and answered a resend NONCE_INVALID for an act its successor had applied. It now sees that a term
+    // began after its own, and stops instead.
+    expect((await simulate({ seed: 501354 })).violations).toEqual([]);
+  });
+
   it('replays a seed the same way every time', async () => {
     const [first, second] = [await simulate({ seed: 7 }), await simulate({ seed: 7 })];
     expect(second.schedule).toEqual(first.schedule);

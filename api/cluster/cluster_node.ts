@@ -55,6 +55,8 @@ export interface ClusterNodeOptions {
  */
 export class ClusterNode {
   private follower: LogFollower | undefined;
+  /** This node's term in the log, once it writes. */
+  private writer: TermWriter | undefined;
   private tenure: LeaseHolder | undefined;
   private known_leader: LeaseHolder | undefined;
   private stop_timer: (() => void) | undefined;
@@ -218,7 +220,8 @@ export class ClusterNode {
   }
 
   private async renew(): Promise<void> {
-    if (await this.options.lease.renew()) this.renewed_ms = this.clock.now_ms();
+    const still_current = async () => (await this.writer?.stillCurrent()) ?? false;
+    if (await this.options.lease.renew(still_current)) this.renewed_ms = this.clock.now_ms();
     else this.fence('another node took the lease');
   }
 
@@ -338,6 +341,7 @@ export class ClusterNode {
     // A node stopping meanwhile (a shutdown) leaves its term begun and unused: the next writer's term fences it.
     if (this.stopped || this.tenure !== tenure) return writer.abandon();
     await this.seedLog(writer);
+    this.writer = writer;
     store.lead(writer);
     engine.lead();
     this.promoting = false;

@@ -21,8 +21,13 @@ export interface LeaderLease {
   holder(): Promise<LeaseHolder | undefined>;
   /** Takes the lease if nobody holds it: the new tenure, or undefined if someone does. */
   take(node: string, url: string): Promise<LeaseHolder | undefined>;
-  /** Renews our tenure: false if it is no longer ours (another node took it). */
-  renew(): Promise<boolean>;
+  /**
+   * Renews our tenure: false if it is no longer ours. An entry that expired on the server
+   * (nobody could renew for a ttl) is written again only if `still_current` says no term has
+   * begun since ours: a holder that was paused meanwhile may have been superseded, and its
+   * successor's entry may have expired in turn.
+   */
+  renew(still_current?: () => Promise<boolean>): Promise<boolean>;
   /** Gives the lease up at once (a clean shutdown), so another node need not wait out the ttl. */
   release(): Promise<void>;
   /** How long the holder's entry has read unchanged here (0 just after it changed, or when not read). */
@@ -121,7 +126,7 @@ export class BucketLease implements LeaderLease {
     return tenure;
   }
 
-  async renew(): Promise<boolean> {
+  async renew(still_current?: () => Promise<boolean>): Promise<boolean> {
     if (!this.mine) return false;
     try {
       this.revision = await this.bucket.update(JSON.stringify(this.mine), this.revision);
@@ -131,17 +136,17 @@ export class BucketLease implements LeaderLease {
       // A renewal that timed out (a NATS node's election) may have landed after all: the revision moved, but to ours.
       if (await this.adoptIfMine(this.mine)) return true;
       const entry = await this.bucket.get();
-      if (!entry) return this.retake(this.mine);
+      if (!entry && (await still_current?.())) return this.retake(this.mine);
       this.mine = undefined;
       return false;
     }
   }
 
   /**
-   * The entry expired before a renewal reached it (NATS was unreachable for a ttl) and
-   * nobody took it: the holder writes it again under the same term. That is safe
-   * because the lease does not fence: a node that took it meanwhile would have begun a
-   * term in the log, and this holder's next append would be refused.
+   * The entry expired before a renewal reached it (NATS was unreachable for a ttl), nobody
+   * holds it, and no term has begun in the log since the holder's: it writes the entry again
+   * under the same term. Without that last check a holder paused through another node's
+   * whole tenure would take the lease back and answer requests about acts it never saw.
    */
   private async retake(tenure: LeaseHolder): Promise<boolean> {
     try {

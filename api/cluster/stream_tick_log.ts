@@ -123,6 +123,13 @@ export class StreamTickLog implements TickLog {
 
   async close(): Promise<void> {}
 
+  /** Whether the stream holds a term start after `seq`. */
+  async termBegunAfter(seq: number): Promise<boolean> {
+    const last_seq = await this.stream.lastSeq();
+    for (let next = seq + 1; next <= last_seq; next++) if ((await this.stream.get(next))?.kind !== 'tick') return true;
+    return false;
+  }
+
   /**
    * Publishes, sending the same message again while the outcome is unknown. A resend
    * of a message that was stored is answered with its sequence (its id is a duplicate);
@@ -193,6 +200,10 @@ class StreamTermWriter implements TermWriter {
 
   abandon(): void {
     this.abandoned = true;
+  }
+
+  async stillCurrent(): Promise<boolean> {
+    return !this.abandoned && !(await this.log.termBegunAfter(this.last_seq));
   }
 }
 

@@ -46,6 +46,8 @@ export interface TermWriter {
   append(tick: ReplicatedTick): Promise<void>;
   /** Stops every append waiting to be sent again: they are refused with StaleWriterError. */
   abandon(): void;
+  /** Whether no term has begun since this one: the log holds no term start after this writer's messages. */
+  stillCurrent(): Promise<boolean>;
 }
 
 export interface LogFollower {
