@@ -183,12 +183,13 @@ async function withinDeadline<T>(outcome: Promise<T>, deadline_ms: number | unde
 /**
  * The same signed request again: the answer it got, marked as given again, with a new
  * next nonce (the one on the lost answer may be lost too). Nothing is applied again; a
- * read, which changes nothing, is simply answered afresh.
+ * read, which changes nothing, is simply answered afresh, and so is not marked a replay:
+ * its answer is today's, not the one that was lost.
  */
 function replay(ctx: Context, deps: ActRouteDeps, act: ActDefinition, payload: unknown, found: Found): Performed {
-  ctx.set(HEADER_IDEMPOTENT_REPLAYED, 'true');
   deps.authenticator.handOverNextNonce(ctx, found.agent_id);
   if (found.kind === 'read') return performed(deps.engine.read(act as ReadAct, found.agent_id, payload));
+  ctx.set(HEADER_IDEMPOTENT_REPLAYED, 'true');
   const { outcome } = found;
   if (!outcome.ok) throw new RefusalError({ ...outcome, code: outcome.code as RefusalCode });
   return { result: outcome.result, ledger: outcome.ledger };

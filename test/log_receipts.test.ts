@@ -70,6 +70,13 @@ describe('receipts', () => {
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0].loc).toEqual(['path', 'seq']);
   });
+
+  it('take a seq of plain digits only, as every other route does', async () => {
+    for (const text of ['0x1', '0b1', '1e0', '+1', '1.', '%201', '1.0', '-1']) {
+      const answer = await request(society.url, `/log/receipt/${text}`);
+      expect([text, answer.status, answer.body.detail?.[0]?.loc]).toEqual([text, 422, ['path', 'seq']]);
+    }
+  });
 });
 
 describe('the checkpoint', () => {

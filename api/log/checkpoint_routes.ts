@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { parseOrThrow } from '../parse.js';
+import { routeArgsParser } from '../read_mount.js';
 import { RefusalError } from '../refusal_error.js';
 import type { Routes } from '../routes.js';
 import type { TransparencyLog } from './transparency_log.js';
 
 export const ReceiptParams = z.object({
-  seq: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  seq: z.int().min(1).max(Number.MAX_SAFE_INTEGER),
 });
+
+/** Plain digits only, as on every other route: "0x1", "1e0", "+1" and "1.0" are not seq 1. */
+const receiptArgs = routeArgsParser(ReceiptParams, '/log/receipt/{seq}');
 
 /**
  * The log's signed head, its verifier key, and receipts for any entry. Receipts use the
@@ -25,7 +28,7 @@ export function mountCheckpointRoutes(router: Routes, log: TransparencyLog): voi
   });
 
   router.get('/log/receipt/:seq', (ctx) => {
-    const { seq } = parseOrThrow(ReceiptParams, ctx.params, ['path']);
+    const { seq } = receiptArgs({ params: ctx.params, query: {} }) as z.output<typeof ReceiptParams>;
     const receipt = log.receipt(seq);
     if (!receipt) {
       const size = log.checkpoints.latest().size;
