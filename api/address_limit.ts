@@ -27,17 +27,17 @@ export class AddressLimit {
     for (const [name, value] of Object.entries(this.lastHeaders())) list.push(name, value);
   }
 
-  /** Takes one of this address's tokens, or throws the refusal. */
-  check(ip: string): void {
-    const taken = this.take(ip);
+  /** Takes `cost` of this address's tokens, or throws the refusal. */
+  check(ip: string, cost = 1): void {
+    const taken = this.take(ip, cost);
     if (!taken.granted)
       throw RefusalError.of('RATE_LIMITED', this.refusal_message, { retry_after_seconds: taken.retry_after_seconds });
   }
 
   /** Checks a request's address, and says on the answer what it has left, refused (429) or not. */
-  checkRequest(ctx: Pick<Context, 'ip' | 'set'>): void {
+  checkRequest(ctx: Pick<Context, 'ip' | 'set'>, cost = 1): void {
     try {
-      this.check(ctx.ip);
+      this.check(ctx.ip, cost);
     } finally {
       ctx.set(this.lastHeaders());
     }
@@ -48,9 +48,19 @@ export class AddressLimit {
     return rateLimitHeaders(this.buckets.lastStanding());
   }
 
-  /** Takes one of this address's tokens if there is one; a refusal spends nothing. */
-  take(ip: string): Taken {
-    return this.buckets.take(clientAddressKey(ip));
+  /** Takes `cost` of this address's tokens if it has them; a refusal spends nothing. */
+  take(ip: string, cost = 1): Taken {
+    return this.buckets.take(clientAddressKey(ip), cost);
+  }
+
+  /** Spends what a request cost beyond what it paid up front (the address may go into debt). */
+  charge(ip: string, cost: number): void {
+    this.buckets.charge(clientAddressKey(ip), cost);
+  }
+
+  /** Gives back what a request paid up front and was then refused for. */
+  refund(ip: string, tokens: number): void {
+    this.buckets.refund(clientAddressKey(ip), tokens);
   }
 }
 

@@ -18,7 +18,7 @@ import { mountObserverRoutes, visitorIdOf } from './observer/observer_routes.js'
 import { mountGrantRoutes } from './observer/grant_routes.js';
 import { mountPageRoutes } from './pages/page_routes.js';
 import { mountMachineRoutes } from './pages/machine_routes.js';
-import { mountMcpEndpoint } from './mcp_endpoint.js';
+import { MCP_PATH, mountMcpEndpoint, type McpLimits } from './mcp_endpoint.js';
 import { mountLogRoutes } from './log/log_routes.js';
 import { LogTiles } from './log/log_tiles.js';
 import { tileFastRead } from './log/tile_fast_path.js';
@@ -34,6 +34,7 @@ import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimit, readLimiter, securityHeaders, type NonceLimits, type ReadLimits } from './read_limiter.js';
+import { readWeightsOf } from './read_cost.js';
 import { registrationLimiter, type RegistrationLimits } from './registration_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
@@ -60,6 +61,8 @@ export interface AppDeps {
   report: ErrorReporter;
   cookie_secret: string;
   read_limits: ReadLimits;
+  /** What one POST /mcp may ask for; absent, MCP_LIMITS. */
+  mcp_limits?: Readonly<McpLimits>;
   registration_limits: RegistrationLimits;
   nonce_limits: NonceLimits;
   public_url: string;
@@ -151,7 +154,14 @@ export function createApp(deps: AppDeps): TesseraApp {
   const frame_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
   const page_deps = { ...frame_deps, state_pages: new StatePages(frame_deps) };
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read: contextOf });
-  mountMcpEndpoint(router, contextOf);
+  const read_limit = readLimit(deps.read_limits, deps.clock);
+  const read_weights = readWeightsOf(deps.read_limits);
+  mountMcpEndpoint(router, {
+    contextOf,
+    read_limit,
+    read_weights,
+    ...(deps.mcp_limits ? { limits: deps.mcp_limits } : {}),
+  });
   const tiles = new LogTiles({ tree: () => deps.engine.log_tree, size: () => ledger.head().seq, ledger });
   mountLogRoutes(router, tiles);
   mountOperatorRoutes(router, { operations: deps.operations, authenticator, engine: deps.engine });
@@ -166,14 +176,14 @@ export function createApp(deps: AppDeps): TesseraApp {
   app.use(securityHeaders());
   app.use(errorsMiddleware(deps.report));
   if (deps.writers) app.use(replicaWrites(deps.writers));
-  const read_limit = readLimit(deps.read_limits, deps.clock);
-  app.use(readLimiter(read_limit));
+  app.use(readLimiter(read_limit, read_weights, MCP_PATH));
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.
   app.use(router.middleware());
   // app.proxy is false: Koa's ctx.ip is the socket's address, and so is the fast path's.
   const kept = keptReads(deps, { ...page_deps, ledger_pages, contextOf });
   const fast = fastReads([tileFastRead(tiles), chunkFastRead(deps.chunks), ...kept], {
     read_limit,
+    read_weights,
     metrics: deps.metrics,
     client_ip: (req) => req.socket.remoteAddress || '',
   });

@@ -4,6 +4,9 @@ import type { PaymentsConfig } from './payments/processor.js';
 import type { RegistrationLimits } from './registration_limiter.js';
 import { ClusterEnvSchema, clusterConfigOf, type ClusterConfig } from './cluster/cluster_config.js';
 import { EVENT_STREAM_LIMITS, type EventStreamLimits } from './events/event_limits.js';
+import { READ_BYTES_PER_SECOND_DEFAULT, READ_CPU_SHARE_DEFAULT, readWeightsFor } from './read_cost.js';
+import type { ReadLimits } from './read_limiter.js';
+import type { McpLimits } from './mcp_endpoint.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -37,6 +40,13 @@ const EnvSchema = z.object({
   COOKIE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   READS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(100),
   READ_BURST: z.coerce.number().int().min(1).max(1_000_000).default(400),
+  READ_CPU_SHARE: z.coerce.number().min(0.01).max(1).default(READ_CPU_SHARE_DEFAULT),
+  READ_BYTES_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(1024 * 1024 * 1024)
+    .default(READ_BYTES_PER_SECOND_DEFAULT),
   REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(6),
   REGISTRATION_BURST: z.coerce.number().int().min(1).max(1_000_000).default(10),
   NONCES_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(20),
@@ -69,8 +79,10 @@ export interface Config {
   chunk_workers: number;
   /** Members' acts waiting for the engine at most; absent, the engine's own default. */
   queue_depth_max?: number;
-  /** Per client address: sustained public reads a second, and the burst allowed. */
-  read_limits: { reads_per_second: number; burst_reads: number };
+  /** Per client address: sustained public reads a second, the burst allowed, and what one read buys (read_cost.ts). */
+  read_limits: ReadLimits;
+  /** What one POST /mcp may ask for (api/mcp_endpoint.ts); absent, its defaults. */
+  mcp_limits?: Readonly<McpLimits>;
   /** Per client address: registrations an hour, and the burst allowed; what keeps one address from flooding the electorate. */
   registration_limits: RegistrationLimits;
   /** Per client address: sustained GET /api/v1/nonce a second, and the burst allowed. */
@@ -122,7 +134,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     witnesses: parseWitnesses(e.WITNESSES ?? ''),
     backup_every_seconds: e.BACKUP_EVERY_SECONDS,
     backups_kept: e.BACKUPS_KEPT,
-    read_limits: { reads_per_second: e.READS_PER_SECOND, burst_reads: e.READ_BURST },
+    read_limits: {
+      reads_per_second: e.READS_PER_SECOND,
+      burst_reads: e.READ_BURST,
+      ...readWeightsFor(e.READS_PER_SECOND, e.READ_CPU_SHARE, e.READ_BYTES_PER_SECOND),
+    },
     registration_limits: {
       registrations_per_hour: e.REGISTRATIONS_PER_HOUR,
       burst_registrations: e.REGISTRATION_BURST,

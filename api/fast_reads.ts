@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressLimit } from './address_limit.js';
 import type { Metrics } from './metrics.js';
 import { isLimitedRead, securityHeadersFor } from './read_limiter.js';
+import { readsCost, type ReadWeights } from './read_cost.js';
 
 /** A read's answer as both paths give it: 200 with a body, or 304 without one. */
 export interface FastAnswer {
@@ -39,8 +40,9 @@ export interface FastRead<Found> {
 }
 
 export interface FastReadDeps {
-  /** The app's one read limit, the instance Koa's readLimiter checks. */
+  /** The app's one read limit, the instance Koa's readLimiter checks, and what a read of it buys. */
   read_limit: AddressLimit;
+  read_weights: ReadWeights;
   metrics: Metrics;
   /** The client address as Koa's ctx.ip gives it (the app does not trust proxy headers). */
   client_ip: (req: IncomingMessage) => string;
@@ -61,7 +63,7 @@ export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
  * the only ones.
  */
 export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDeps): FastPath {
-  const { read_limit, metrics, client_ip } = deps;
+  const { read_limit, read_weights, metrics, client_ip } = deps;
   // An answer's own and security headers, as writeHead's flat list of names and values,
   // made once per headers object (the reads keep theirs per tile, per chunk version, per
   // kind of page): a request then copies one array rather than merging objects.
@@ -93,8 +95,11 @@ export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDep
       return false;
     }
     // Looked up before a token is taken: a path Koa answers must spend one read, not two.
-    if (found === undefined || !read_limit.take(client_ip(req)).granted) return false;
+    if (found === undefined) return false;
+    // Kept answers cost no CPU to speak of, only their bytes (a ledger page of 1,000 entries is a few reads).
     const answer = read.answer(found, req.headers['if-none-match'] ?? '');
+    const bytes = answer.status === 200 && method === 'GET' ? answer.body.length : 0;
+    if (!read_limit.take(client_ip(req), readsCost(read_weights, 0, bytes)).granted) return false;
     const headers = fixedHeaders(answer.headers).slice();
     if (answer.own_headers) headers.push(...answer.own_headers);
     // HEAD's too: Koa answers HEAD with GET's headers.

@@ -1,7 +1,9 @@
 import type { Middleware } from 'koa';
 import { AddressLimit } from './address_limit.js';
+import { answerBytes, beginCpuMeasure, readsCost, type ReadWeights } from './read_cost.js';
 
-export interface ReadLimits {
+/** Per client address: the read allowance, and (absent: the defaults for its rate) what one read buys. */
+export interface ReadLimits extends Partial<ReadWeights> {
   /** Sustained reads per second per client address. */
   reads_per_second: number;
   /** How many reads a client may make at once before the rate applies. */
@@ -39,12 +41,24 @@ export function isLimitedRead(method: string, path: string): boolean {
   return read && path !== '/healthz' && path !== '/api/v1/nonce';
 }
 
-/** The read limit for every request through Koa. */
-export function readLimiter(limit: AddressLimit): Middleware {
+/**
+ * The read limit for every request through Koa: one read up front, then what the read
+ * turned out to cost past it (read_cost.ts), its CPU and its answer's bytes. POST /mcp
+ * charges its calls itself (mcp_endpoint.ts).
+ */
+export function readLimiter(limit: AddressLimit, weights: ReadWeights, charges_itself: string): Middleware {
   return async (ctx, next) => {
     if (!isLimitedRead(ctx.method, ctx.path)) return next();
     limit.checkRequest(ctx);
+    if (ctx.path === charges_itself) return next();
+    const cpuMs = beginCpuMeasure();
     await next();
+    const bytes = answerBytes(ctx);
+    const cost = readsCost(weights, cpuMs() ?? 0, bytes);
+    if (cost > 1) {
+      limit.charge(ctx.ip, cost - 1);
+      ctx.set(limit.lastHeaders());
+    }
   };
 }
 

@@ -213,6 +213,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     report,
     cookie_secret: cookieSecret(config),
     read_limits: config.read_limits,
+    ...(config.mcp_limits ? { mcp_limits: config.mcp_limits } : {}),
     registration_limits: config.registration_limits,
     nonce_limits: config.nonce_limits,
     public_url: config.public_url,

@@ -46,8 +46,41 @@ export class TokenBuckets {
     this.refill_ms = Math.max(1000, Math.ceil((rate.burst / rate.tokens_per_second) * 1000));
   }
 
-  /** Spends one token of this key's bucket, or says how many whole seconds until one is there. */
-  take(key: string): Taken {
+  /**
+   * Spends `cost` tokens of this key's bucket if it holds them all, or says how many whole
+   * seconds until it will; a refusal spends nothing.
+   */
+  take(key: string, cost = 1): Taken {
+    const bucket = this.refilled(key);
+    this.last_tokens = bucket.tokens;
+    if (bucket.tokens < cost) return { granted: false, retry_after_seconds: this.secondsUntil(bucket, cost) };
+    bucket.tokens -= cost;
+    this.last_tokens = bucket.tokens;
+    return cost === 1 ? GRANTED : { granted: true };
+  }
+
+  /**
+   * Spends `cost` more tokens of a key, after the fact: what a request turned out to cost
+   * beyond what it paid up front. The bucket may go into debt, down to minus its size, so
+   * a client whose read cost more than it had waits until the debt is paid back.
+   */
+  charge(key: string, cost: number): void {
+    if (cost <= 0) return;
+    const bucket = this.refilled(key);
+    bucket.tokens = Math.max(-this.rate.burst, bucket.tokens - cost);
+    this.last_tokens = bucket.tokens;
+  }
+
+  /** Gives tokens back (a request refused after it paid), never past the bucket's size. */
+  refund(key: string, tokens: number): void {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return;
+    bucket.tokens = Math.min(this.rate.burst, bucket.tokens + tokens);
+    this.last_tokens = bucket.tokens;
+  }
+
+  /** This key's bucket, refilled to now (a new key gets a full one). */
+  private refilled(key: string): Bucket {
     const now = this.clock();
     if (now >= this.next_sweep_ms) this.sweep(now);
     let bucket = this.buckets.get(key);
@@ -61,15 +94,11 @@ export class TokenBuckets {
       bucket.tokens + (Math.max(0, now - bucket.at_ms) / 1000) * this.rate.tokens_per_second,
     );
     bucket.at_ms = now;
-    this.last_tokens = bucket.tokens;
-    if (bucket.tokens < 1)
-      return {
-        granted: false,
-        retry_after_seconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate.tokens_per_second)),
-      };
-    bucket.tokens -= 1;
-    this.last_tokens = bucket.tokens;
-    return GRANTED;
+    return bucket;
+  }
+
+  private secondsUntil(bucket: Bucket, tokens: number): number {
+    return Math.max(1, Math.ceil((tokens - bucket.tokens) / this.rate.tokens_per_second));
   }
 
   /**
@@ -80,7 +109,7 @@ export class TokenBuckets {
     const missing = this.rate.burst - this.last_tokens;
     return {
       limit: this.rate.burst,
-      remaining: Math.floor(this.last_tokens),
+      remaining: Math.max(0, Math.floor(this.last_tokens)),
       reset_seconds: missing <= 0 ? 0 : Math.ceil(missing / this.rate.tokens_per_second),
     };
   }
@@ -88,7 +117,9 @@ export class TokenBuckets {
   private sweep(now: number): void {
     this.next_sweep_ms = now + this.refill_ms;
     for (const [key, bucket] of this.buckets) {
-      if (now - bucket.at_ms >= this.refill_ms) this.buckets.delete(key);
+      // Full again by now: a bucket in debt (see charge) is kept until it is.
+      if (bucket.tokens + ((now - bucket.at_ms) / 1000) * this.rate.tokens_per_second >= this.rate.burst)
+        this.buckets.delete(key);
     }
   }
 

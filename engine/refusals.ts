@@ -57,6 +57,11 @@ export const REFUSALS = {
   MOTION_NOT_PASSED: { status: 409, message: 'Only a passed motion can be applied.' },
   ALREADY_ENACTED: { status: 409, message: 'This motion is enacted already; applying it again changes nothing.' },
   ALREADY_COSPONSORED: { status: 409, message: 'You are already a cosponsor, or the author.' },
+  BATCH_TOO_LARGE: {
+    status: 413,
+    message:
+      'An MCP batch holds at most mcp_batch_calls_max calls and answers at most mcp_batch_answer_bytes_max bytes (README, Limits); send the rest in another request.',
+  },
   RATE_LIMITED: { status: 429, message: 'Too many requests of this kind; try again after Retry-After seconds.' },
 
   // Proof of Machine.
