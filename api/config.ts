@@ -4,6 +4,7 @@ import type { PaymentsConfig } from './payments/processor.js';
 import type { RegistrationLimits } from './registration_limiter.js';
 import { ClusterEnvSchema, clusterConfigOf, type ClusterConfig } from './cluster/cluster_config.js';
 import { EVENT_STREAM_LIMITS, type EventStreamLimits } from './events/event_limits.js';
+import { CONNECTION_LIMITS, type ConnectionLimits } from './connection_limit.js';
 import { READ_BYTES_PER_SECOND_DEFAULT, READ_CPU_SHARE_DEFAULT, readWeightsFor } from './read_cost.js';
 import type { ReadLimits } from './read_limiter.js';
 import type { McpLimits } from './mcp_endpoint.js';
@@ -40,7 +41,7 @@ const EnvSchema = z.object({
   COOKIE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   READS_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(100),
   READ_BURST: z.coerce.number().int().min(1).max(1_000_000).default(400),
-  READ_CPU_SHARE: z.coerce.number().min(0.01).max(1).default(READ_CPU_SHARE_DEFAULT),
+  READ_CPU_SHARE: z.coerce.number().min(0.01).max(64).default(READ_CPU_SHARE_DEFAULT),
   READ_BYTES_PER_SECOND: z.coerce
     .number()
     .int()
@@ -51,6 +52,12 @@ const EnvSchema = z.object({
   REGISTRATION_BURST: z.coerce.number().int().min(1).max(1_000_000).default(10),
   NONCES_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(20),
   NONCE_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  CONNECTIONS_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(CONNECTION_LIMITS.connections_per_address_max),
   EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(EVENT_STREAM_LIMITS.subscribers_max),
   EVENT_STREAMS_PER_ADDRESS: z.coerce
     .number()
@@ -81,6 +88,8 @@ export interface Config {
   queue_depth_max?: number;
   /** Per client address: sustained public reads a second, the burst allowed, and what one read buys (read_cost.ts). */
   read_limits: ReadLimits;
+  /** Connections per client address and in all, and the request timeouts (api/connection_limit.ts); absent, its defaults. */
+  connection_limits?: Partial<ConnectionLimits>;
   /** What one POST /mcp may ask for (api/mcp_endpoint.ts); absent, its defaults. */
   mcp_limits?: Readonly<McpLimits>;
   /** Per client address: registrations an hour, and the burst allowed; what keeps one address from flooding the electorate. */
@@ -144,6 +153,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       burst_registrations: e.REGISTRATION_BURST,
     },
     nonce_limits: { nonces_per_second: e.NONCES_PER_SECOND, burst_nonces: e.NONCE_BURST },
+    connection_limits: { connections_per_address_max: e.CONNECTIONS_PER_ADDRESS },
     event_stream_limits: {
       subscribers_max: e.EVENT_STREAMS_MAX,
       streams_per_address_max: e.EVENT_STREAMS_PER_ADDRESS,

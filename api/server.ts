@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { CONNECTION_LIMITS, limitConnections } from './connection_limit.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -274,6 +275,7 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
     listening.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  limitConnections(server, { ...CONNECTION_LIMITS, ...config.connection_limits });
   // Engine time closes motions even when no request arrives; a growing log gets a new checkpoint every second.
   let pulses = 0;
   const pulse = setInterval(() => {

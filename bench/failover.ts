@@ -66,6 +66,7 @@ const node = (name: string, role: 'leader' | 'replica') =>
     NONCES_PER_SECOND: '100000',
     NONCE_BURST: '100000',
     READS_PER_SECOND: '100000',
+    READ_CPU_SHARE: '64',
     READ_BURST: '100000',
   });
 

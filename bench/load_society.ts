@@ -124,9 +124,12 @@ function startServer(
     PORT: '0',
     GENESIS_FILE: genesis_file,
     READS_PER_SECOND: '1000000',
+    READ_CPU_SHARE: '64',
+    READ_BYTES_PER_SECOND: '1073741824',
     READ_BURST: '1000000',
     // The stream benchmark's subscribers all come from this machine's one address.
     EVENT_STREAMS_PER_ADDRESS: '100000',
+    CONNECTIONS_PER_ADDRESS: '100000',
     NONCES_PER_SECOND: '1000000',
     NONCE_BURST: '1000000',
     BACKUP_EVERY_SECONDS: '0',
