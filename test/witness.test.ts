@@ -22,6 +22,7 @@ import {
 import { consistencyProof, hashesForAppend, storedHashIndex, treeHash } from '../client/tlog/stored_tree.js';
 import { WitnessClient, WitnessRefusedError } from '../client/tlog/witness_client.js';
 import { formatAddCheckpoint, TREE_SIZE_CONTENT_TYPE } from '../client/tlog/witness_protocol.js';
+import { WITNESS_LIMITS } from '../api/log/witness_limits.js';
 
 const ORIGIN = 'log.example.test/tessera';
 
@@ -178,11 +179,10 @@ describe('tessera-agent witness', () => {
     }
   });
 
-  it('refuses a fork: the size it holds with another root (422)', async () => {
+  it("refuses a fork: the size it holds with another root is tlog-witness's 409, naming the size it holds", async () => {
     const forked = await checkpointNote(9, hasher.leaf(new TextEncoder().encode('another history')));
     const answer = await add(9, 9, { note: forked, proof: [] });
-    expect(answer.status).toBe(422);
-    expect(answer.body).toMatch(/fork/);
+    expect(answer).toEqual({ status: 409, type: TREE_SIZE_CONTENT_TYPE, body: '9\n' });
   });
 
   it('refuses a shrinking log: old above the checkpoint size is 400, the smaller size as old is 409', async () => {
@@ -211,7 +211,7 @@ describe('tessera-agent witness', () => {
     expect((await add(9, 12, { note: tampered })).status).toBe(403);
   });
 
-  it('refuses malformed requests with 400, and a size-0 checkpoint must have the empty root (422)', async () => {
+  it('refuses malformed requests with 400, and a size-0 checkpoint without the empty root (409: a fork of the empty tree)', async () => {
     const note = await checkpointNote(12);
     for (const body of [
       '',
@@ -227,7 +227,11 @@ describe('tessera-agent witness', () => {
     const big = await fetch(`${witness.url}/add-checkpoint`, { method: 'POST', body: 'x'.repeat(70_000) });
     expect(big.status).toBe(413);
     const empty = (root: Hash) => checkpointNote(0, root, empty_log_key, empty_log_key.name);
-    expect((await add(0, 0, { note: await empty(log.root(1)) })).status).toBe(422);
+    expect(await add(0, 0, { note: await empty(log.root(1)) })).toEqual({
+      status: 409,
+      type: TREE_SIZE_CONTENT_TYPE,
+      body: '0\n',
+    });
     expect((await add(0, 0, { note: await empty(hasher.empty()) })).status).toBe(200);
   });
 
@@ -265,7 +269,7 @@ describe('tessera-agent witness', () => {
       requests.push(String(init?.body).split('\n')[0]!);
       return fetch(input, init);
     };
-    const client = new WitnessClient({ url: witness.url, vkey: witness.vkey }, { fetch: counting });
+    const client = new WitnessClient({ url: witness.url, vkey: witness.vkey }, { ...WITNESS_LIMITS, fetch: counting });
     const proofs: [number, number][] = [];
     const source = async (old_size: number, new_size: number) => {
       proofs.push([old_size, new_size]);
@@ -283,15 +287,22 @@ describe('tessera-agent witness', () => {
   });
 
   it('witness_client: a refusal is a WitnessRefusedError with the status, a wrong witness key an error', async () => {
-    const client = new WitnessClient({ url: witness.url, vkey: witness.vkey });
+    const client = new WitnessClient({ url: witness.url, vkey: witness.vkey }, WITNESS_LIMITS);
+    const proofs = async (old_size: number, new_size: number) => log.proof(old_size, new_size);
     const forked = await checkpointNote(80, hasher.leaf(new TextEncoder().encode('fork')));
-    const refusal = await client
-      .addCheckpoint(forked, async (old_size, new_size) => log.proof(old_size, new_size))
-      .catch((e: unknown) => e);
+    const refusal = await client.addCheckpoint(forked, proofs).catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(WitnessRefusedError);
     expect((refusal as WitnessRefusedError).status).toBe(422);
+    // The size it holds (70) with another root: the 409 names the size just sent, which the client reads as a fork.
+    const same_size = await checkpointNote(70, hasher.leaf(new TextEncoder().encode('fork')));
+    const fork = await client.addCheckpoint(same_size, proofs).catch((e: unknown) => e);
+    expect(fork).toBeInstanceOf(WitnessRefusedError);
+    expect([(fork as WitnessRefusedError).status, (fork as WitnessRefusedError).reason]).toEqual([
+      409,
+      'it holds size 70 with another root: a fork',
+    ]);
     const impostor = await generateSignerKey('witness.example.test/w1', 0x04);
-    const fooled = new WitnessClient({ url: witness.url, vkey: formatVerifierKey(impostor) });
+    const fooled = new WitnessClient({ url: witness.url, vkey: formatVerifierKey(impostor) }, WITNESS_LIMITS);
     await expect(fooled.addCheckpoint(await checkpointNote(90), async (o, n) => log.proof(o, n))).rejects.toThrow(
       /no cosignature of key/,
     );

@@ -22,10 +22,10 @@ export interface Receipt {
   inclusion_proof: string[];
 }
 
-/** Cosignatures gathered from witnesses for some checkpoint (witnessing.ts). */
+/** Cosignatures gathered from witnesses (witnessing.ts). */
 export interface CosignedCheckpoints {
-  /** The newest checkpoint the witnesses cosigned, its note carrying their lines. */
-  cosigned(): SignedCheckpoint | undefined;
+  /** The log's newest checkpoint, its note carrying the lines witnesses gave for that very checkpoint. */
+  served(): SignedCheckpoint;
 }
 
 /**
@@ -41,11 +41,11 @@ export class TransparencyLog {
   ) {}
 
   /**
-   * The checkpoint readers are shown: the newest one witnesses cosigned, with their
-   * lines, when there are witnesses and they have cosigned one; else the log's newest.
+   * The checkpoint readers are shown: always the log's newest, never held back by a
+   * witness, with the cosignature lines witnesses gave for it when there are witnesses.
    */
   servedCheckpoint(): SignedCheckpoint {
-    return this.witnessed?.cosigned() ?? this.checkpoints.latest();
+    return this.witnessed?.served() ?? this.checkpoints.latest();
   }
 
   /** The log's identity and newest signed size, for the status read. */

@@ -39,6 +39,21 @@ export class WitnessRefusedError extends Error {
   }
 }
 
+/**
+ * What one request to a witness may cost the log, set by its caller (api/log/witness_limits.ts
+ * declares the service's): the request's time, answer read included, and the answer's bytes.
+ */
+export interface WitnessRequestLimits {
+  timeout_ms: number;
+  answer_bytes_max: number;
+}
+
+interface WitnessAnswer {
+  status: number;
+  content_type: string;
+  body: string;
+}
+
 export class WitnessClient {
   private readonly key: VerifierKey;
   /** The size the witness is believed to hold for this log: 0 until it answers, then its cosigned size. */
@@ -46,7 +61,7 @@ export class WitnessClient {
 
   constructor(
     readonly witness: WitnessEndpoint,
-    private readonly options: { fetch?: typeof fetch; timeout_ms?: number } = {},
+    private readonly options: WitnessRequestLimits & { fetch?: typeof fetch },
   ) {
     this.key = parseVerifierKey(witness.vkey);
     if (this.key.type !== SIGNATURE_TYPE_COSIGNATURE_V1)
@@ -59,26 +74,43 @@ export class WitnessClient {
 
   /**
    * Gets the witness's cosignature of the checkpoint note. On 409 the witness holds
-   * another size than believed: the request is made once more from that size.
-   * Throws WitnessRefusedError, or an Error when the answer is not a valid cosignature.
+   * another size than believed: the request is made once more from that size. A 409
+   * naming the very size sent is tlog-witness's answer to the held size with another
+   * root — a fork. Throws WitnessRefusedError, or an Error when the answer is not a
+   * valid cosignature, is too long, or `signal` (or the timeout) aborts the request.
    */
-  async addCheckpoint(checkpoint_note: string, consistency_proof: ConsistencyProofSource): Promise<Cosignature> {
+  async addCheckpoint(
+    checkpoint_note: string,
+    consistency_proof: ConsistencyProofSource,
+    signal?: AbortSignal,
+  ): Promise<Cosignature> {
     const { text } = parseNote(checkpoint_note);
     const { size } = parseCheckpoint(text);
-    let answer = await this.post(this.believed_size, size, checkpoint_note, consistency_proof);
+    const ask = (old_size: number) => this.post(old_size, size, checkpoint_note, consistency_proof, signal);
+    let old_size = this.believed_size;
+    let answer = await ask(old_size);
     if (answer.status === 409) {
-      const held = parseHeldSize(answer);
-      if (held === undefined) throw new WitnessRefusedError(this.name, 409, 'without a readable tree size');
-      if (held > size)
-        throw new WitnessRefusedError(this.name, 409, `it holds size ${held}, larger than the checkpoint's ${size}`);
-      this.believed_size = held;
-      answer = await this.post(held, size, checkpoint_note, consistency_proof);
+      old_size = this.heldSize(answer, old_size, size);
+      this.believed_size = old_size;
+      answer = await ask(old_size);
     }
-    if (answer.status === 409) this.believed_size = parseHeldSize(answer) ?? 0;
+    if (answer.status === 409) this.believed_size = this.heldSize(answer, old_size, size);
     if (answer.status !== 200) throw new WitnessRefusedError(this.name, answer.status, answer.body.trim());
     const cosignature = await this.verifiedCosignature(text, answer.body);
     this.believed_size = size;
     return cosignature;
+  }
+
+  /** The size a 409 says the witness holds, if the answer is about sizes; throws for every other 409. */
+  private heldSize(answer: WitnessAnswer, old_size: number, size: number): number {
+    const held = parseHeldSize(answer);
+    if (held === undefined)
+      throw new WitnessRefusedError(this.name, 409, answer.body.trim() || 'no readable tree size');
+    if (held === old_size)
+      throw new WitnessRefusedError(this.name, 409, `it holds size ${held} with another root: a fork`);
+    if (held > size)
+      throw new WitnessRefusedError(this.name, 409, `it holds size ${held}, larger than the checkpoint's ${size}`);
+    return held;
   }
 
   private async post(
@@ -86,18 +118,67 @@ export class WitnessClient {
     size: number,
     checkpoint_note: string,
     consistency_proof: ConsistencyProofSource,
-  ): Promise<{ status: number; content_type: string; body: string }> {
+    signal: AbortSignal | undefined,
+  ): Promise<WitnessAnswer> {
     const proof = old_size === 0 || old_size === size ? [] : await consistency_proof(old_size, size);
+    const timeout = AbortSignal.timeout(this.options.timeout_ms);
     const response = await (this.options.fetch ?? fetch)(`${this.witness.url.replace(/\/$/, '')}/add-checkpoint`, {
       method: 'POST',
       body: formatAddCheckpoint({ old_size, proof, checkpoint_note }),
-      signal: AbortSignal.timeout(this.options.timeout_ms ?? 10_000),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      // The body is the log's to send to the witness it names, never to an address the witness names.
+      redirect: 'manual',
     });
+    if (response.status >= 300 && response.status < 400) {
+      void response.body?.cancel().catch(() => {});
+      const location = response.headers.get('location');
+      throw new WitnessRefusedError(
+        this.name,
+        response.status,
+        `a redirect${location ? ` to ${location}` : ''}, not followed: a witness answers at its own address`,
+      );
+    }
     return {
       status: response.status,
       content_type: response.headers.get('content-type') ?? '',
-      body: await response.text(),
+      body: await this.boundedText(response),
     };
+  }
+
+  /**
+   * The answer's text, read no further than answer_bytes_max: the real answer is a line
+   * or a size, and a witness must not make the log hold whatever it sends.
+   */
+  private async boundedText(response: Response): Promise<string> {
+    const bytes_max = this.options.answer_bytes_max;
+    const too_long = () =>
+      new Error(`witness ${this.name}: the answer is longer than ${bytes_max} bytes; not read further`);
+    const declared = Number(response.headers.get('content-length') ?? 0);
+    const reader = response.body?.getReader();
+    if (!reader) return '';
+    if (declared > bytes_max) {
+      void reader.cancel().catch(() => {});
+      throw too_long();
+    }
+    const chunks: Uint8Array[] = [];
+    let length = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      length += value.byteLength;
+      if (length > bytes_max) {
+        void reader.cancel().catch(() => {});
+        throw too_long();
+      }
+      chunks.push(value);
+    }
+    const body = new Uint8Array(length);
+    let at = 0;
+    for (const chunk of chunks) {
+      body.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return new TextDecoder().decode(body);
   }
 
   /** The witness's line among those answered, verified over the checkpoint text; other keys' lines are ignored. */
@@ -115,7 +196,7 @@ export class WitnessClient {
   }
 }
 
-function parseHeldSize(answer: { content_type: string; body: string }): number | undefined {
+function parseHeldSize(answer: WitnessAnswer): number | undefined {
   if (!answer.content_type.startsWith(TREE_SIZE_CONTENT_TYPE)) return undefined;
   const match = /^(0|[1-9][0-9]*)\n$/.exec(answer.body);
   const size = Number(match?.[1]);

@@ -23,10 +23,18 @@ export interface WitnessAnswer {
   body: string;
 }
 
-/** Why a checkpoint was refused, for the witness's own log: a 422 may be evidence of a log's misbehaviour. */
+/**
+ * Why a checkpoint was refused, for the witness's own log: a 422, or a 409 for the held size
+ * with another root, from a correctly signed checkpoint is evidence of a log's misbehaviour.
+ */
 export type RefusalListener = (refusal: { status: number; origin?: string; reason: string }) => void;
 
 const TEXT = 'text/plain; charset=utf-8';
+
+/** tlog-witness's 409: the size the witness holds for the log, in decimal and a newline. */
+function heldSizeAnswer(held_size: number): WitnessAnswer {
+  return { status: 409, content_type: TREE_SIZE_CONTENT_TYPE, body: `${held_size}\n` };
+}
 
 /**
  * The witness of C2SP tlog-witness: it cosigns a log's checkpoint only if it extends
@@ -89,25 +97,26 @@ export class Witness {
       const held_size = held?.size ?? 0;
       if (old_size !== held_size) {
         this.on_refusal({ status: 409, origin, reason: `old size ${old_size}, held ${held_size}` });
-        return { status: 409, content_type: TREE_SIZE_CONTENT_TYPE, body: `${held_size}\n` };
+        return heldSizeAnswer(held_size);
       }
-      const empty_root = nobleHasher.empty();
-      if (checkpoint.size === 0 && !hashesEqual(checkpoint.root_hash, empty_root))
-        return this.refuse(422, 'a checkpoint of size 0 must have the root of the empty tree', origin);
+      const held_root = held ? fromBase64(held.root_hash) : nobleHasher.empty();
+      // The spec's 409 for the held size with another root (size 0 included: its root is the empty tree's).
+      // Its body is the held size, as in every 409: a sender reading "the size I sent" knows it is a fork.
+      if (old_size === checkpoint.size && !hashesEqual(held_root, checkpoint.root_hash)) {
+        this.on_refusal({
+          status: 409,
+          origin,
+          reason: `size ${old_size} with a root other than the one cosigned: a fork`,
+        });
+        return heldSizeAnswer(held_size);
+      }
       if (old_size === 0 && proof.length > 0)
         return this.refuse(422, 'from old size 0 the consistency proof must be empty', origin);
-      const held_root = held ? fromBase64(held.root_hash) : empty_root;
       if (
         old_size > 0 &&
         !verifyConsistency(nobleHasher, old_size, checkpoint.size, held_root, checkpoint.root_hash, proof)
       )
-        return this.refuse(
-          422,
-          old_size === checkpoint.size
-            ? `size ${old_size} with a root other than the one cosigned: a fork`
-            : `the consistency proof from ${old_size} to ${checkpoint.size} does not verify`,
-          origin,
-        );
+        return this.refuse(422, `the consistency proof from ${old_size} to ${checkpoint.size} does not verify`, origin);
       const cosignature = formatSignatureLine(
         this.cosigner.name,
         this.cosigner.key_id,
