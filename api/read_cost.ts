@@ -16,7 +16,7 @@ export interface ReadWeights {
 /** The share of one core a client reading at the allowed rate may take, by default. */
 export const READ_CPU_SHARE_DEFAULT = 0.25;
 /** The answer bytes a second a client reading at the allowed rate may take, by default. */
-export const READ_BYTES_PER_SECOND_DEFAULT = 8 * 1024 * 1024;
+export const READ_BYTES_PER_SECOND_DEFAULT = 100 * 64 * 1024;
 
 /** The weights that hold a client at `reads_per_second` to a CPU share and a byte rate. */
 export function readWeightsFor(reads_per_second: number, cpu_share: number, bytes_per_second: number): ReadWeights {

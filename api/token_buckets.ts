@@ -19,7 +19,8 @@ interface Bucket {
   at_ms: number;
 }
 
-const keys_tracked_max_default = 100_000;
+/** Client addresses one limit remembers at most; past it the oldest is forgotten (handed a full bucket, never locked out). */
+export const KEYS_TRACKED_MAX_DEFAULT = 100_000;
 // One shared answer: the read limiter takes a token on every public read.
 const GRANTED: Taken = Object.freeze({ granted: true });
 
@@ -41,7 +42,7 @@ export class TokenBuckets {
   constructor(
     private readonly rate: BucketRate,
     private readonly clock: () => number,
-    private readonly keys_tracked_max = keys_tracked_max_default,
+    private readonly keys_tracked_max = KEYS_TRACKED_MAX_DEFAULT,
   ) {
     this.refill_ms = Math.max(1000, Math.ceil((rate.burst / rate.tokens_per_second) * 1000));
   }
