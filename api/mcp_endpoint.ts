@@ -95,6 +95,8 @@ class BatchBill {
   }
 
   private async call(tool: Tool, args: Record<string, unknown>): Promise<unknown> {
+    // Other requests are answered between two calls of a batch: a batch delays them by one call, not by all of them.
+    await new Promise((resolve) => setImmediate(resolve));
     if (this.answer_bytes >= this.limits.batch_answer_bytes_max) {
       const refusal = refuse(
         'BATCH_TOO_LARGE',

@@ -6,16 +6,15 @@ import type { WireEntry } from '../../../client/ledger_check.js';
 import { SignatureVerifier } from '../../signature_verifier.js';
 import { nameOf } from './names.js';
 import { page_size } from './paging.js';
+import { firstAtLeast, ledgerIndexOf } from './ledger_index.js';
 
 /**
- * Entries one request reads at most while looking for a page of filtered ones: a rare
- * filter on a long ledger answers what it found so far and where to go on, instead of
- * reading the whole ledger in one request.
+ * Entries one request reads at most while looking for a page of filtered ones: a filter
+ * on a long ledger answers what it found so far and where to go on, instead of reading
+ * the whole ledger in one request. With the index (ledger_index.ts) a filter reads only
+ * the entries of its type or actor, so this is reached only past the index's end.
  */
 export const ledger_scan_max = 5_000;
-
-/** What the store is read in, while scanning. */
-const scan_step = 250;
 
 export interface LedgerArgs {
   before?: number;
@@ -23,6 +22,21 @@ export interface LedgerArgs {
   type?: string;
   actor?: string;
   bookkeeping?: 'shown' | 'hidden';
+}
+
+/** The seqs a page may show, newest first from `start`: every one past the index's end, then the index's candidates. */
+function* downward(start: number, indexed_to: number, candidates: readonly number[] | undefined): Generator<number> {
+  for (let seq = start; seq > indexed_to && seq >= 1; seq--) yield seq;
+  const below = Math.min(start, indexed_to);
+  if (!candidates) for (let seq = below; seq >= 1; seq--) yield seq;
+  else for (let at = firstAtLeast(candidates, below + 1) - 1; at >= 0; at--) yield candidates[at]!;
+}
+
+/** The seqs a page may show, oldest first from `start`: the index's candidates, then every one past the index's end. */
+function* upward(start: number, indexed_to: number, head: number, candidates: readonly number[] | undefined) {
+  if (!candidates) for (let seq = start; seq <= Math.min(indexed_to, head); seq++) yield seq;
+  else for (let at = firstAtLeast(candidates, start); at < candidates.length; at++) yield candidates[at]!;
+  for (let seq = Math.max(start, indexed_to + 1); seq <= head; seq++) yield seq;
 }
 
 /**
@@ -38,43 +52,47 @@ export function ledgerView(context: ReadContext, args: LedgerArgs): LedgerView {
   const wanted = (entry: WireEntry) =>
     (args.type === undefined || entry.event_type === args.type) &&
     (args.actor === undefined || entry.actor === args.actor);
+  const filters = {
+    ...(args.type !== undefined ? { type: args.type } : {}),
+    ...(args.actor ? { actor: args.actor } : {}),
+  };
+  const index = ledgerIndexOf(ledger);
+  const filtered = args.type !== undefined || args.actor !== undefined;
+  const indexed_to = filtered ? Math.min(index.catchUp(context.state.ledger_revision), head.seq) : 0;
+  const candidates = filtered ? index.candidates(filters) : undefined;
   const found: WireEntry[] = [];
   let hidden = 0;
   let scanned = 0;
   // Newer pages read upward from `after`; every other page reads downward from `before` (or the head).
-  const upward = args.after !== undefined;
-  let cursor = upward ? args.after! + 1 : Math.min(head.seq, (args.before ?? head.seq + 1) - 1);
-  while (found.length < page_size && scanned < ledger_scan_max && cursor >= 1 && cursor <= head.seq) {
-    const count = Math.min(scan_step, upward ? head.seq - cursor + 1 : cursor);
-    const from = upward ? cursor : cursor - count + 1;
-    const jsons = ledger.page(from, count);
-    const step = upward ? jsons : jsons.reverse();
-    let taken = 0;
-    for (const json of step) {
-      taken += 1;
-      const entry = JSON.parse(json) as WireEntry;
-      if (!wanted(entry)) continue;
-      if (!show_bookkeeping && BOOKKEEPING_EVENTS.has(entry.event_type)) {
-        hidden += 1;
-        continue;
-      }
-      found.push(entry);
-      if (found.length === page_size) break;
+  const going_up = args.after !== undefined;
+  const start = going_up ? args.after! + 1 : Math.min(head.seq, (args.before ?? head.seq + 1) - 1);
+  const seqs = going_up ? upward(start, indexed_to, head.seq, candidates) : downward(start, indexed_to, candidates);
+  let last_read: number | undefined;
+  let exhausted = true;
+  for (const seq of seqs) {
+    if (found.length === page_size || scanned >= ledger_scan_max) {
+      exhausted = false;
+      break;
     }
-    scanned += taken;
-    cursor = upward ? cursor + taken : cursor - taken;
+    const [json] = ledger.page(seq, 1);
+    if (json === undefined) break;
+    scanned += 1;
+    last_read = seq;
+    const entry = JSON.parse(json) as WireEntry;
+    if (!wanted(entry)) continue;
+    if (!show_bookkeeping && BOOKKEEPING_EVENTS.has(entry.event_type)) {
+      hidden += 1;
+      continue;
+    }
+    found.push(entry);
   }
-  const entries = upward ? found.reverse() : found;
-  // The range read: from the lowest seq looked at to the highest.
-  const low = upward ? args.after! + 1 : cursor + 1;
-  const high = upward ? cursor - 1 : Math.min(head.seq, (args.before ?? head.seq + 1) - 1);
+  const entries = going_up ? found.reverse() : found;
+  // The range looked through: every seq in it was read or known (by the index) not to match.
+  const low = going_up ? start : exhausted ? 1 : last_read!;
+  const high = going_up ? (exhausted ? head.seq : last_read!) : start;
   return {
     head,
-    filters: {
-      ...(args.type ? { type: args.type } : {}),
-      ...(args.actor ? { actor: args.actor } : {}),
-      bookkeeping: show_bookkeeping ? 'shown' : 'hidden',
-    },
+    filters: { ...filters, bookkeeping: show_bookkeeping ? 'shown' : 'hidden' },
     entries: entries.map((entry) => listed(context, entry)),
     older: low > 1 ? low : null,
     newer: high < head.seq ? high : null,
