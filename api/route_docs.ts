@@ -374,7 +374,26 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     answers: [
       json(z.union([JsonRpcAnswer, z.array(JsonRpcAnswer)]), 'The JSON-RPC answer'),
       { status: 202, media_type: JSON_TYPE, description: 'A notification, accepted (no body)' },
+      json(
+        JsonRpcAnswer,
+        'A batch of more than 16 messages, refused whole (error -32600, data.error BATCH_TOO_LARGE)',
+        413,
+      ),
+      {
+        ...json(
+          JsonRpcAnswer,
+          'A batch the client has not the reads left for, refused whole (error -32000, data.error RATE_LIMITED)',
+          429,
+        ),
+        headers: {
+          'Retry-After': {
+            description: 'Seconds until the batch can be paid for',
+            schema: { type: 'integer', minimum: 1 },
+          },
+        },
+      },
     ],
+    refusals: ['RATE_LIMITED'],
   },
   {
     method: 'POST',

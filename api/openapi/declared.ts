@@ -63,7 +63,8 @@ export function declaredOperation(doc: RouteDoc, components: SchemaComponents): 
       ...(content ? { content } : {}),
     };
   }
-  Object.assign(responses, refusalResponses(declaredCodes(doc), { signed: Boolean(doc.signed) }));
+  for (const [status, refusal] of Object.entries(refusalResponses(declaredCodes(doc), { signed: Boolean(doc.signed) })))
+    responses[status] = responses[status] ? eitherResponse(responses[status], refusal) : refusal;
   const notes = [
     doc.description,
     doc.signed?.body === 'empty' ? EMPTY_BODY_NOTE : undefined,
@@ -80,5 +81,20 @@ export function declaredOperation(doc: RouteDoc, components: SchemaComponents): 
     ...(doc.body ? { requestBody: requestBodyOf(doc.body, components) } : {}),
     responses,
     ...(doc.open ? { 'x-open-answer': doc.open } : {}),
+  };
+}
+
+/**
+ * A status a route answers in its own shape and as a refusal too (POST /mcp: a batch
+ * refused whole is a JSON-RPC error, a body too large a refusal): either body, both headers.
+ */
+function eitherResponse(own: JsonSchema, refusal: JsonSchema): JsonSchema {
+  const schemaOf = (response: JsonSchema) =>
+    (response as { content?: Record<string, { schema: JsonSchema }> }).content?.['application/json']?.schema;
+  const headers = { ...(refusal as { headers?: object }).headers, ...(own as { headers?: object }).headers };
+  return {
+    description: `${(own as { description: string }).description}; or ${(refusal as { description: string }).description}`,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    content: { 'application/json': { schema: { oneOf: [schemaOf(own), schemaOf(refusal)] } } },
   };
 }
