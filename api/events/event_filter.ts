@@ -1,9 +1,20 @@
 import { z } from 'zod';
+import { eventClass } from '../../client/ledger_events.js';
 import { entryTouchesChunk } from '../../client/ledger_positions.js';
+import { AGENT_ID_PATTERN } from '../../engine/index.js';
 
-/** Event types and actors are ids: short, plain, and few per filter. */
-const EVENT_TYPE = /^[a-z0-9_]{1,64}$/;
+/** Few types per filter: more than the ledger is ever asked for at once. */
 const event_types_max = 32;
+
+/**
+ * The ledger's event types are the ones its recipe classes (client/ledger_events.ts, where
+ * every type the engine emits must be classed): a type outside it would match nothing, and
+ * a stream filtered on a misspelt type would deliver nothing forever, so it is refused.
+ */
+const isEventType = (type: string) => eventClass(type) !== undefined;
+
+/** An entry's actor is an agent id or the system. */
+const isActor = (actor: string) => actor === 'system' || AGENT_ID_PATTERN.test(actor);
 
 /**
  * The stream's query, parsed like any read's (422 naming the parameter). `from` is the
@@ -16,11 +27,15 @@ export const EventStreamArgs = z.object({
     .optional()
     .describe(`Event types to send, comma-separated (at most ${event_types_max})`)
     .refine(
-      (value) => value === undefined || value.split(',').every((type) => EVENT_TYPE.test(type)),
-      'must be event types separated by commas',
+      (value) => value === undefined || value.split(',').every(isEventType),
+      "must be the ledger's event types (agent_registered, vote_cast, ...), separated by commas",
     )
     .refine((value) => value === undefined || value.split(',').length <= event_types_max, `at most ${event_types_max}`),
-  actor: z.string().min(1).max(128).optional().describe("Only entries whose actor is this agent id (or 'system')"),
+  actor: z
+    .string()
+    .refine(isActor, "must be an agent id (ag_ followed by 16 lowercase hex digits) or 'system'")
+    .optional()
+    .describe("Only entries whose actor is this agent id (or 'system')"),
   chunk: z
     .string()
     .regex(/^([0-9]|[12][0-9]|3[01]),([0-9]|[12][0-9]|3[01])$/, 'must be chunk_x,chunk_y, each 0-31')

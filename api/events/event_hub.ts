@@ -10,7 +10,7 @@ export interface EventHubOptions extends EventStreamLimits {
   clock: () => number;
 }
 
-/** Entries read from the store per step of a catch-up: a step never holds the event loop for long. */
+/** Entries read from the store per step of a catch-up at most: a step never holds the event loop for long. */
 const catch_up_page_entries = 256;
 
 interface Subscriber extends SseSubscriber {
@@ -19,11 +19,14 @@ interface Subscriber extends SseSubscriber {
   actor: string | undefined;
   /** Filters that pass everything need no parse of the entry. */
   filtered: boolean;
-  /** The next seq this subscriber is due: everything before it was sent or filtered out. */
+  /** The next seq this subscriber is due: everything before it was queued or filtered out. */
   next_seq: number;
   /** Caught up: fed by publish, not by reading the store. */
   live: boolean;
 }
+
+/** The live subscribers offered entries of one tick, each with whether it had nothing unsent when the tick began. */
+type TickOffers = Map<Subscriber, boolean>;
 
 interface Published {
   seq: number;
@@ -35,10 +38,11 @@ interface Published {
  * The ledger as Server-Sent Events. Entries reach subscribers only through `publish`,
  * which the engine calls once a tick is durable, or through a catch-up read from the
  * store; either way never before the commit. A subscriber that resumes (`from`, or a
- * reconnect's Last-Event-ID) is caught up from the store, one page at a time and only as
- * fast as it reads, then fed live. Memory per subscriber is bounded: one that leaves more
- * than buffer_bytes_max unread, or stops reading, is cut off with a final `dropped` event
- * naming the seq to resume from.
+ * reconnect's Last-Event-ID) is caught up from the store a page at a time, a page only
+ * when its connection has room (SseConnection), so a backlog is never held in memory and
+ * goes only as fast as the client reads; then it is fed live. Memory per subscriber is
+ * bounded by buffer_bytes_max: a live one too slow for the ledger is cut off with a
+ * `dropped` event naming the first seq it was not sent (SseSubscribers).
  */
 export class EventHub {
   private readonly subscribers: SseSubscribers<Subscriber>;
@@ -50,11 +54,14 @@ export class EventHub {
    * offered only those, so a thousand such streams cost a lookup per entry, not a thousand.
    */
   private readonly live_by_actor = new Map<string, Set<Subscriber>>();
+  /** The mean size of the entries last read from the store: how many fit the room a catch-up has. */
+  private entry_bytes_estimate = 512;
 
   constructor(private readonly options: EventHubOptions) {
     this.published_seq = options.ledger.head().seq;
     this.subscribers = new SseSubscribers(options, options.clock, (subscriber) => ({
-      resume_from: subscriber.next_seq,
+      // What was queued and not sent is the client's to ask for again; what went to the socket precedes `dropped`.
+      resume_from: subscriber.connection.first_queued_seq ?? subscriber.next_seq,
     }));
   }
 
@@ -75,17 +82,15 @@ export class EventHub {
     actor?: string,
   ): void {
     const subscriber: Subscriber = {
-      res,
+      connection: this.subscribers.connect(res),
       filter,
       actor,
       filtered,
       next_seq: Math.max(1, from_seq ?? this.published_seq + 1),
       live: false,
-      stalled_since_ms: undefined,
-      unread_bytes_seen: 0,
     };
     this.subscribers.add(subscriber);
-    res.on('close', () => this.leaveLive(subscriber));
+    subscriber.connection.onClose(() => this.leaveLive(subscriber));
     void this.catchUp(subscriber);
   }
 
@@ -105,17 +110,17 @@ export class EventHub {
       return;
     }
     const indexed = this.live_by_actor.size > 0;
-    // One write per subscriber per tick: a socket write costs more than the entry's text.
-    const batch = new Map<Subscriber, string>();
+    // Queued entry by entry, flushed once per subscriber per tick: a socket write costs more than the entry's text.
+    const offered: TickOffers = new Map();
     for (const { seq, json } of entries) {
       const item: Published = { seq, json, entry: undefined };
-      for (const subscriber of this.live_general) this.send(subscriber, item, batch);
+      for (const subscriber of this.live_general) this.offerLive(subscriber, item, offered);
       if (!indexed) continue;
       item.entry ??= JSON.parse(json) as FilterableEntry;
       const followers = this.live_by_actor.get(item.entry.actor);
-      if (followers) for (const subscriber of followers) this.send(subscriber, item, batch);
+      if (followers) for (const subscriber of followers) this.offerLive(subscriber, item, offered);
     }
-    for (const [subscriber, text] of batch) this.subscribers.write(subscriber, text);
+    for (const subscriber of offered.keys()) this.subscribers.flush(subscriber);
   }
 
   /** Ends every stream (the server is closing). */
@@ -123,7 +128,7 @@ export class EventHub {
     this.subscribers.close();
   }
 
-  /** The heartbeat and stall check, run on a timer; tests call it to move time on. */
+  /** The heartbeat and stall check, run on timers; tests call it to move time on. */
   beat(): void {
     this.subscribers.beat();
   }
@@ -149,55 +154,79 @@ export class EventHub {
   }
 
   /**
-   * Sends one entry if it passes the filter; false when the subscriber was cut off. An
-   * entry a subscriber is not offered (the index passed it by) leaves its next_seq behind,
-   * which is still a safe place to resume: the entries between match none of its filters.
+   * Offers a live subscriber one entry of a tick. One that had nothing unsent when the tick
+   * began is keeping up, and a tick larger than its room does not make it slow: it reads
+   * the rest from the store, as a catch-up does. One still sending earlier entries, with
+   * no room for this one, is a slow reader and is cut off.
    */
-  private send(subscriber: Subscriber, item: Published, batch: Map<Subscriber, string>): boolean {
-    if (!this.subscribers.has(subscriber)) return false;
+  private offerLive(subscriber: Subscriber, item: Published, offered: TickOffers): void {
+    if (!this.subscribers.has(subscriber)) return;
+    if (!offered.has(subscriber)) offered.set(subscriber, subscriber.connection.unsent_bytes === 0);
+    if (this.send(subscriber, item)) return;
+    if (offered.get(subscriber)) {
+      this.leaveLive(subscriber);
+      void this.catchUp(subscriber);
+    } else {
+      this.subscribers.cutOff(subscriber, 'slow_reader');
+    }
+  }
+
+  /**
+   * Queues one entry if it passes the filter; false when it does not fit (then next_seq
+   * still names it: it is where the subscriber resumes). An entry a subscriber is not
+   * offered (the index passed it by) leaves its next_seq behind, which is still a safe
+   * place to resume: the entries between match none of its filters.
+   */
+  private send(subscriber: Subscriber, item: Published): boolean {
     if (item.seq < subscriber.next_seq) return true;
-    subscriber.next_seq = item.seq + 1;
     if (subscriber.filtered) {
       item.entry ??= JSON.parse(item.json) as FilterableEntry;
-      if (!subscriber.filter(item.entry)) return true;
+      if (!subscriber.filter(item.entry)) {
+        subscriber.next_seq = item.seq + 1;
+        return true;
+      }
     }
-    batch.set(subscriber, `${batch.get(subscriber) ?? ''}id: ${item.seq}\nevent: entry\ndata: ${item.json}\n\n`);
+    const event = `id: ${item.seq}\nevent: entry\ndata: ${item.json}\n\n`;
+    if (!subscriber.connection.offer(event, item.seq)) return false;
+    subscriber.next_seq = item.seq + 1;
     return true;
   }
 
-  /** Reads from the store until the subscriber reaches the published head, then goes live. */
+  /**
+   * Reads from the store until the subscriber reaches the published head, then goes live.
+   * Each step reads about as many entries as its connection has room for and queues them
+   * while the room lasts (what is left is read again later); with no room it waits for the
+   * socket to take what it has, or for the stall check to cut it off.
+   */
   private async catchUp(subscriber: Subscriber): Promise<void> {
-    const { ledger, buffer_bytes_max } = this.options;
+    const { connection } = subscriber;
     while (this.subscribers.has(subscriber)) {
       // Checked and set in one turn: a publish after this sees the subscriber live and due.
       if (subscriber.next_seq > this.published_seq) {
         this.goLive(subscriber);
         return;
       }
-      const count = Math.min(catch_up_page_entries, this.published_seq - subscriber.next_seq + 1);
+      if (connection.room_bytes <= 0) {
+        await connection.room();
+        continue;
+      }
+      const fitting = Math.ceil(connection.room_bytes / this.entry_bytes_estimate);
+      const count = Math.min(catch_up_page_entries, fitting, this.published_seq - subscriber.next_seq + 1);
+      const page = this.options.ledger.page(subscriber.next_seq, count);
       let seq = subscriber.next_seq;
-      const batch = new Map<Subscriber, string>();
-      for (const json of ledger.page(seq, count)) {
-        if (!this.send(subscriber, { seq, json, entry: undefined }, batch)) return;
+      for (const json of page) {
+        if (connection.room_bytes <= 0) break;
+        if (!this.send(subscriber, { seq, json, entry: undefined })) {
+          // Only an entry larger than buffer_bytes_max less socket_write_bytes_max can fail with room left.
+          this.subscribers.cutOff(subscriber, 'slow_reader');
+          return;
+        }
         seq += 1;
       }
-      const text = batch.get(subscriber);
-      if (text !== undefined && !this.subscribers.write(subscriber, text)) return;
-      // As fast as it reads: past half the bound, wait for the socket to drain (or the stall check to cut it off).
-      if (subscriber.res.writableLength > buffer_bytes_max / 2) await drained(subscriber.res);
-      else await new Promise((resolve) => setImmediate(resolve));
+      this.entry_bytes_estimate = Math.max(64, page.reduce((sum, json) => sum + json.length, 0) / (page.length || 1));
+      this.subscribers.flush(subscriber);
+      // One step per turn of the event loop: other streams and requests go between.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }

@@ -4,11 +4,16 @@ import { EVENT_STREAM_LIMITS } from './event_limits.js';
 import { EVENTS_PATH } from './event_routes.js';
 import { WORLD_CHANGES_PATH } from './world_changes.js';
 
-const { heartbeat_seconds, buffer_bytes_max, stall_seconds, streams_per_address_max } = EVENT_STREAM_LIMITS;
+const { heartbeat_seconds, buffer_bytes_max, socket_write_bytes_max, stall_seconds, streams_per_address_max } =
+  EVENT_STREAM_LIMITS;
 const STREAM_BOUNDS =
-  `A comment line every ${heartbeat_seconds} s keeps an idle stream open. A client that leaves more than ` +
-  `${buffer_bytes_max / 1024} KiB unread, or reads nothing for ${stall_seconds} s, is cut off. At most ` +
-  `${streams_per_address_max} streams per client address; past it, or when the service holds all it takes, 429.`;
+  `A comment line every ${heartbeat_seconds} s keeps an idle stream open. A live stream with ` +
+  `${buffer_bytes_max / 1024} KiB waiting for its client is cut off: the events still queued are discarded, and ` +
+  `its last event, \`dropped\`, follows at most the ${socket_write_bytes_max / 1024} KiB already handed to the ` +
+  `connection (and what the network holds). A client that reads nothing for ${stall_seconds} s is reset, without ` +
+  `\`dropped\`; so is one that has not read to the end ${stall_seconds} s after its last byte was sent. A stream ` +
+  'counts from the moment it is accepted, backlog or live, until its connection closes: at most ' +
+  `${streams_per_address_max} per client address; past it, or when the service holds all it takes, 429.`;
 
 /** The OpenAPI entries of the two event streams, their bounds stated from the one limits object. */
 export const EVENT_ROUTE_DOCS: readonly RouteDoc[] = [
@@ -21,7 +26,9 @@ export const EVENT_ROUTE_DOCS: readonly RouteDoc[] = [
       'Resume with the Last-Event-ID header (the last seq received; browsers send it when they reconnect) or ' +
       '`from` (the first seq wanted); without either, only entries committed from now on. ' +
       STREAM_BOUNDS +
-      ' The last event of a stream that is cut off is `dropped` with `{"reason", "resume_from"}`.',
+      ' A stream cut off ends with `dropped`, `{"reason": "slow_reader", "resume_from": <seq>}`: reconnect with ' +
+      '`from` set to resume_from (everything before it was sent). A stream that ends without it (a reset, a ' +
+      'restart) resumes with Last-Event-ID, the last seq received.',
     args: EventStreamArgs,
     answers: [{ status: 200, media_type: 'text/event-stream', description: 'The stream' }],
     refusals: ['VALIDATION_FAILED', 'RATE_LIMITED'],
@@ -35,7 +42,7 @@ export const EVENT_ROUTE_DOCS: readonly RouteDoc[] = [
       'chunks (or compare the ETag with yours). No history: on connecting, revalidate the chunks you show ' +
       '(If-None-Match answers 304 for the unchanged). ' +
       STREAM_BOUNDS +
-      ' The last event of a stream that is cut off is `dropped` with `{"reason", "revalidate": true}`.',
+      ' A stream cut off ends with `dropped`, `{"reason", "revalidate": true}`; any end means revalidating.',
     answers: [{ status: 200, media_type: 'text/event-stream', description: 'The stream' }],
     refusals: ['RATE_LIMITED'],
   },

@@ -1,23 +1,37 @@
 import type { ServerResponse } from 'node:http';
 import type { EventStreamLimits } from './event_limits.js';
+import { SseConnection } from './sse_connection.js';
 
-/** One open stream: its response, and what the stall check remembers of it. */
+/** One open stream: at least its connection. */
 export interface SseSubscriber {
-  res: ServerResponse;
-  /** When its unread bytes were first seen not to drain. */
-  stalled_since_ms: number | undefined;
-  unread_bytes_seen: number;
+  connection: SseConnection;
 }
+
+export type CutOffReason = 'slow_reader' | 'stalled';
+
+/** The stall check runs this many times per stall_seconds, so a stall ends within 1.25 stall_seconds. */
+const stall_checks_per_period = 4;
 
 /**
  * The open Server-Sent Event streams of one kind, with what every kind needs: a bound on
- * unread bytes per stream, a heartbeat, and cutting off a stream that stopped reading with
- * a last `dropped` event saying how to resume. Memory per stream never exceeds
- * buffer_bytes_max plus one event and that last one.
+ * what each holds unsent (SseConnection), a heartbeat, and the cut-offs.
+ *
+ * - A slow reader, whose next event would pass buffer_bytes_max: its queued events are
+ *   discarded and its last event, `dropped`, names where to resume (the first event it was
+ *   not sent); it goes out behind at most socket_write_bytes_max, and the response ends.
+ * - A stalled one, whose socket took none of its unsent bytes for stall_seconds: it is
+ *   `dropped` too, for the record, and its connection reset at once, freeing the kernel's
+ *   buffers with it; its client resumes from the last event it received (Last-Event-ID).
+ *
+ * A stream cut off keeps its connection (and its place under the caps, StreamGate) until
+ * the client closes it, having read to the end, or it is reset stall_seconds after its last
+ * byte went out.
  */
 export class SseSubscribers<S extends SseSubscriber> {
   private readonly open = new Set<S>();
-  private readonly heartbeat: NodeJS.Timeout;
+  /** Cut off or ended, waiting for their connections to close. */
+  private readonly ending = new Set<SseConnection>();
+  private readonly timers: NodeJS.Timeout[];
 
   constructor(
     private readonly limits: Readonly<EventStreamLimits>,
@@ -25,8 +39,11 @@ export class SseSubscribers<S extends SseSubscriber> {
     /** The `dropped` event's data: where this kind of stream resumes. */
     private readonly resumeOf: (subscriber: S) => Record<string, unknown>,
   ) {
-    this.heartbeat = setInterval(() => this.beat(), limits.heartbeat_seconds * 1000);
-    this.heartbeat.unref();
+    this.timers = [
+      setInterval(() => this.heartbeat(), limits.heartbeat_seconds * 1000),
+      setInterval(() => this.checkStalls(), (limits.stall_seconds * 1000) / stall_checks_per_period),
+    ];
+    for (const timer of this.timers) timer.unref();
   }
 
   get size(): number {
@@ -41,53 +58,75 @@ export class SseSubscribers<S extends SseSubscriber> {
     return this.open.values();
   }
 
-  /** Starts a stream on a response whose headers are written. */
+  /** The bounded connection of a response whose headers are written. */
+  connect(res: ServerResponse): SseConnection {
+    return new SseConnection(res, this.limits, this.clock);
+  }
+
+  /** Starts a stream. */
   add(subscriber: S): void {
+    const { connection } = subscriber;
     this.open.add(subscriber);
-    subscriber.res.on('close', () => this.open.delete(subscriber));
+    connection.onClose(() => {
+      this.open.delete(subscriber);
+      this.ending.delete(connection);
+    });
     // The browser's EventSource waits this long before reconnecting (with Last-Event-ID).
-    subscriber.res.write('retry: 2000\n\n');
+    connection.write('retry: 2000\n\n');
   }
 
-  /** Writes one event; false when that left the stream over its bound, and it was cut off. */
+  /** Hands what it has queued to its socket, as far as the socket takes it. */
+  flush(subscriber: S): void {
+    subscriber.connection.flush();
+  }
+
+  /** Queues one event and flushes; false when it did not fit, and the stream was cut off as a slow reader. */
   write(subscriber: S, event: string): boolean {
-    subscriber.res.write(event);
-    if (subscriber.res.writableLength <= this.limits.buffer_bytes_max) return true;
-    this.cutOff(subscriber, 'slow_reader');
-    return false;
+    if (!this.open.has(subscriber)) return false;
+    if (!subscriber.connection.offer(event)) {
+      this.cutOff(subscriber, 'slow_reader');
+      return false;
+    }
+    subscriber.connection.flush();
+    return true;
   }
 
-  /** Ends every stream (the server is closing). */
+  /** Ends every stream (the server is closing; it closes the connections next). */
   close(): void {
-    clearInterval(this.heartbeat);
-    for (const subscriber of this.open) subscriber.res.end();
+    for (const timer of this.timers) clearInterval(timer);
+    for (const subscriber of this.open) subscriber.connection.end('');
     this.open.clear();
   }
 
-  /** A comment line on every stream, and the stall check: unread bytes that never go down. */
+  /** The heartbeat and the stall check at once; tests call it to move time on. */
   beat(): void {
-    const now_ms = this.clock();
-    for (const subscriber of this.open) {
-      const unread = subscriber.res.writableLength;
-      if (unread > 0 && unread >= subscriber.unread_bytes_seen) {
-        subscriber.stalled_since_ms ??= now_ms;
-        if (now_ms - subscriber.stalled_since_ms >= this.limits.stall_seconds * 1000) {
-          this.cutOff(subscriber, 'stalled');
-          continue;
-        }
-      } else {
-        subscriber.stalled_since_ms = undefined;
-      }
-      subscriber.unread_bytes_seen = unread;
-      subscriber.res.write(': keep-alive\n\n');
-    }
+    this.heartbeat();
+    this.checkStalls();
   }
 
-  /** The last event says where to resume; then the stream ends, and is destroyed if it never drains. */
-  private cutOff(subscriber: S, reason: 'slow_reader' | 'stalled'): void {
-    this.open.delete(subscriber);
+  /** A comment line on every idle stream; one with bytes still going out needs none. */
+  private heartbeat(): void {
+    for (const { connection } of this.open) if (connection.unsent_bytes === 0) connection.write(': keep-alive\n\n');
+  }
+
+  /** Cuts off streams whose unsent bytes have not moved for stall_seconds, and resets cut-off ones that linger. */
+  private checkStalls(): void {
+    const stalled_before_ms = this.clock() - this.limits.stall_seconds * 1000;
+    for (const subscriber of this.open) {
+      const { connection } = subscriber;
+      if (connection.unsent_bytes > 0 && connection.last_progress_ms <= stalled_before_ms)
+        this.cutOff(subscriber, 'stalled');
+    }
+    for (const connection of this.ending) if (connection.last_progress_ms <= stalled_before_ms) connection.reset();
+  }
+
+  /** Its last event says where to resume (before the queue it names is discarded); then the stream ends. */
+  cutOff(subscriber: S, reason: CutOffReason): void {
+    const { connection } = subscriber;
+    if (!this.open.delete(subscriber)) return;
     const resume = JSON.stringify({ reason, ...this.resumeOf(subscriber) });
-    subscriber.res.end(`event: dropped\ndata: ${resume}\n\n`);
-    setTimeout(() => subscriber.res.destroy(), this.limits.stall_seconds * 1000).unref();
+    connection.end(`event: dropped\ndata: ${resume}\n\n`);
+    if (reason === 'stalled') connection.reset();
+    else if (!connection.closed) this.ending.add(connection);
   }
 }

@@ -37,7 +37,7 @@ export class WorldChanges {
   }
 
   subscribe(res: ServerResponse): void {
-    this.subscribers.add({ res, stalled_since_ms: undefined, unread_bytes_seen: 0 });
+    this.subscribers.add({ connection: this.subscribers.connect(res) });
   }
 
   /** After a durable tick with ledger head `seq`. With nobody listening it only notes the versions. */
