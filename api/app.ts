@@ -34,7 +34,7 @@ import { mountOperatorRoutes, type Operations } from './operations/operator.js';
 import type { Metrics } from './metrics.js';
 import { Watchers } from './observer/watchers.js';
 import { readLimit, readLimiter, securityHeaders, type NonceLimits, type ReadLimits } from './read_limiter.js';
-import { readWeightsOf } from './read_cost.js';
+import { beginRequestMeasure, readWeightsOf } from './read_cost.js';
 import { registrationLimiter, type RegistrationLimits } from './registration_limiter.js';
 import type { ChunkCache } from './chunk_cache.js';
 import { Routes } from './routes.js';
@@ -189,7 +189,9 @@ export function createApp(deps: AppDeps): TesseraApp {
   });
   const general = app.callback();
   const listener: RequestListener = (req, res) => {
-    if (!fast(req, res)) void general(req, res);
+    if (fast(req, res)) return;
+    beginRequestMeasure(req);
+    void general(req, res);
   };
   return Object.assign(app, { routes: router.listing(), listener, paths: { fast, general } });
 }

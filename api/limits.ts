@@ -104,6 +104,11 @@ export function limitRows(): LimitRow[] {
     },
     {
       scope: 'a request',
+      what: "bytes of an event stream handed to its socket at once (what a slow reader's `dropped` may follow)",
+      bound: bytes(streams.socket_write_bytes_max),
+    },
+    {
+      scope: 'a request',
       what: 'time an event stream may go without its client taking a byte',
       bound: `${streams.stall_seconds} s`,
     },

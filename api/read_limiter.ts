@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { AddressLimit } from './address_limit.js';
-import { answerBytes, beginCpuMeasure, readsCost, type ReadWeights } from './read_cost.js';
+import { answerBytes, readsCost, requestMeasure, type ReadWeights } from './read_cost.js';
 
 /** Per client address: the read allowance, and (absent: the defaults for its rate) what one read buys. */
 export interface ReadLimits extends Partial<ReadWeights> {
@@ -51,7 +51,7 @@ export function readLimiter(limit: AddressLimit, weights: ReadWeights, charges_i
     if (!isLimitedRead(ctx.method, ctx.path)) return next();
     limit.checkRequest(ctx);
     if (ctx.path === charges_itself) return next();
-    const cpuMs = beginCpuMeasure();
+    const cpuMs = requestMeasure(ctx.req);
     await next();
     const bytes = answerBytes(ctx);
     const cost = readsCost(weights, cpuMs() ?? 0, bytes);
