@@ -323,6 +323,15 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
       'root, signed by the log key, with witness cosignature lines when witnesses are configured',
     TEXT_PLAIN,
   ),
+  {
+    ...text(
+      '/log/checkpoint/cosigned',
+      'The newest checkpoint at least one witness cosigned, with every cosignature line gathered for it: for a reader ' +
+        'that requires witnesses, since /log/checkpoint is the newest the log signed and may not be cosigned yet',
+      TEXT_PLAIN,
+    ),
+    refusals: ['NOT_FOUND'],
+  },
   text('/log/key', 'The verifier key (note vkey form) the log signs its checkpoints with', TEXT_PLAIN),
   {
     method: 'GET',

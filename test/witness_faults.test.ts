@@ -171,6 +171,18 @@ describe('witness faults', () => {
     // Once the log rests, the honest witness's line is served on the newest checkpoint, the hanging one's not.
     expect(await until(() => cosignedBy(society.url, honest), 3000)).toBe(true);
     expect(await cosignedBy(society.url, hanging)).toBe(false);
+    // A reader that requires a witness asks for the newest cosigned checkpoint: it carries the honest line, and it is
+    // no larger than the newest the log signed.
+    const cosigned = (await request(society.url, '/log/checkpoint/cosigned')).body as string;
+    expect(cosigned).toContain(`\n— ${honest.name} `);
+    expect(parseCheckpoint(parseNote(cosigned).text).size).toBeLessThanOrEqual((await served(society.url)).size);
+  });
+
+  it('without witnesses, /log/checkpoint/cosigned says there is none yet', async () => {
+    const society = await startWitnessed([], []);
+    cleanup.push(() => society.close());
+    const answer = await request(society.url, '/log/checkpoint/cosigned');
+    expect([answer.status, (answer.body as { error: string }).error]).toEqual([404, 'NOT_FOUND']);
   });
 
   it('every witness down or refusing: the checkpoint keeps growing; the kept cosignatures are served after a restart', async () => {

@@ -22,6 +22,18 @@ export function mountCheckpointRoutes(router: Routes, log: TransparencyLog): voi
     ctx.body = log.servedCheckpoint().note;
   });
 
+  router.get('/log/checkpoint/cosigned', (ctx) => {
+    const cosigned = log.cosignedCheckpoint();
+    if (!cosigned)
+      throw RefusalError.of(
+        'NOT_FOUND',
+        'No witness has cosigned a checkpoint of this log yet (or none is configured): /log/checkpoint is the newest the log signed.',
+      );
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = cosigned.note;
+  });
+
   router.get('/log/key', (ctx) => {
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = `${log.checkpoints.vkey}\n`;

@@ -26,6 +26,8 @@ export interface Receipt {
 export interface CosignedCheckpoints {
   /** The log's newest checkpoint, its note carrying the lines witnesses gave for that very checkpoint. */
   served(): SignedCheckpoint;
+  /** The newest checkpoint any witness cosigned, with its lines (older than served() while witnesses catch up). */
+  cosigned(): SignedCheckpoint | undefined;
 }
 
 /**
@@ -46,6 +48,15 @@ export class TransparencyLog {
    */
   servedCheckpoint(): SignedCheckpoint {
     return this.witnessed?.served() ?? this.checkpoints.latest();
+  }
+
+  /**
+   * For a reader that wants witnesses' word: the newest checkpoint at least one witness
+   * cosigned, which lags the served one by about a witness round. Undefined without
+   * witnesses, or before any has cosigned.
+   */
+  cosignedCheckpoint(): SignedCheckpoint | undefined {
+    return this.witnessed?.cosigned();
   }
 
   /** The log's identity and newest signed size, for the status read. */

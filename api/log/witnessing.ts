@@ -70,6 +70,12 @@ export class Witnessing implements CosignedCheckpoints {
     return { ...latest, note: cosignedNote({ checkpoint: latest, lines: gathered.lines }) };
   }
 
+  /** The newest checkpoint any witness cosigned, with every line gathered for it; undefined before the first. */
+  cosigned(): SignedCheckpoint | undefined {
+    const gathered = this.gathered;
+    return gathered && { ...gathered.checkpoint, note: cosignedNote(gathered) };
+  }
+
   start(): void {
     for (const flow of this.flows) flow.start();
   }
