@@ -109,7 +109,7 @@ class BatchBill {
     const answer = await tool.call(args);
     const bytes = Buffer.byteLength(JSON.stringify(answer) ?? '');
     this.answer_bytes += bytes;
-    this.cost += readsCost(this.weights, cpuMs() ?? 0, bytes);
+    this.cost += readsCost(this.weights, cpuMs(), bytes);
     return answer;
   }
 }

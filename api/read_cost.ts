@@ -49,23 +49,25 @@ export function readsCost(weights: ReadWeights, cpu_ms: number, bytes: number): 
 let measures_begun = 0;
 
 /**
- * Measures the CPU this process spends on one request. process.cpuUsage is the whole
- * process's, so a measure is trusted only when no other measure began while it ran: a
- * synchronous read (most of them) runs alone on the event loop and is measured whole; a
- * read that waited (for a chunk worker, say) while others ran gets undefined and is
- * charged what it declared instead of everyone's CPU.
+ * Measures what one request costs the server. process.cpuUsage is the whole process's,
+ * so the CPU it reports is trusted only when no other measure began while the request
+ * ran: a synchronous read (most of them) runs alone on the event loop and is measured
+ * whole. A read that waited while others ran (a chunk built by a worker, say) is charged
+ * the time it took instead, which others' work can lengthen but nothing can shorten, so
+ * no client escapes its charge by making its reads overlap.
  */
-export function beginCpuMeasure(): () => number | undefined {
+export function beginCpuMeasure(): () => number {
   const id = ++measures_begun;
   const started = process.cpuUsage();
+  const started_ms = performance.now();
   return () => {
-    if (measures_begun !== id) return undefined;
+    if (measures_begun !== id) return performance.now() - started_ms;
     const { user, system } = process.cpuUsage(started);
     return (user + system) / 1000;
   };
 }
 
-const request_measures = new WeakMap<IncomingMessage, () => number | undefined>();
+const request_measures = new WeakMap<IncomingMessage, () => number>();
 
 /** Begins measuring a request as it enters the app, so Koa's own work on it is counted too. */
 export function beginRequestMeasure(req: IncomingMessage): void {
@@ -73,7 +75,7 @@ export function beginRequestMeasure(req: IncomingMessage): void {
 }
 
 /** The measure begun for this request as it entered the app (or one begun now). */
-export function requestMeasure(req: IncomingMessage): () => number | undefined {
+export function requestMeasure(req: IncomingMessage): () => number {
   return request_measures.get(req) ?? beginCpuMeasure();
 }
 

@@ -54,7 +54,7 @@ export function readLimiter(limit: AddressLimit, weights: ReadWeights, charges_i
     const cpuMs = requestMeasure(ctx.req);
     await next();
     const bytes = answerBytes(ctx);
-    const cost = readsCost(weights, cpuMs() ?? 0, bytes);
+    const cost = readsCost(weights, cpuMs(), bytes);
     if (cost > 1) {
       limit.charge(ctx.ip, cost - 1);
       ctx.set(limit.lastHeaders());
