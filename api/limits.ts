@@ -1,5 +1,4 @@
-import { aether_feed_limit_max } from '../engine/reads/aether.js';
-import { ledger_page_max } from '../engine/reads/ledger.js';
+import { aether_feed_limit_max, ledger_page_max } from '../engine/index.js';
 import { configFromEnv } from './config.js';
 import { CONNECTION_LIMITS } from './connection_limit.js';
 import { EVENT_STREAM_LIMITS } from './events/event_limits.js';

@@ -114,8 +114,15 @@ export {
   type ReadDefinition,
 } from './read.js';
 export { READ_CATALOGUE } from './read_catalogue.js';
-export { MessageSchema, aetherFeed, feedPage, feedSchemaOf, messageData } from './reads/aether.js';
+export {
+  MessageSchema,
+  aether_feed_limit_max,
+  aetherFeed,
+  feedPage,
+  feedSchemaOf,
+  messageData,
+} from './reads/aether.js';
 export { leaderboard, reputationOf } from './reads/reputation.js';
-export { isFullPage, nextFrom } from './reads/ledger.js';
+export { isFullPage, ledger_page_max, nextFrom } from './reads/ledger.js';
 export { MotionSchema, MotionStatusSchema, RollSchema, motionList, motionRead } from './reads/motions.js';
 export { GENESIS_NOTE, standingNumbers } from './reads/society_status.js';
