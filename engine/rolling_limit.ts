@@ -10,8 +10,13 @@ import { refuse, type Refusal } from './refusals.js';
 export interface RollingAllowance {
   limit: number;
   remaining: number;
-  /** Seconds until one more is allowed (0 while some are left). */
+  /**
+   * Seconds until the allowance is whole again, every counted use out of the window (0 when
+   * none counts): the `RateLimit-Reset` header, whether or not some are left.
+   */
   reset_seconds: number;
+  /** Seconds until one more is allowed (0 while some are left): a refusal's `Retry-After`. */
+  next_seconds: number;
 }
 
 /** `times` are the member's uses, oldest first; those older than the window do not count. */
@@ -26,13 +31,14 @@ export function rollingAllowance(
   while (first < times.length && times[first]! <= since) first++;
   const used = times.length - first;
   const remaining = Math.max(0, limit - used);
-  // When full, one frees up as the oldest counted use leaves the window.
-  const reset_seconds = remaining > 0 ? 0 : Math.ceil((times[first + used - limit]! + window_ms - at_ms) / 1000);
-  return { limit, remaining, reset_seconds };
+  // When full, one frees up as the oldest counted use leaves the window; it is whole once the newest has.
+  const next_seconds = remaining > 0 ? 0 : Math.ceil((times[first + used - limit]! + window_ms - at_ms) / 1000);
+  const reset_seconds = used === 0 ? 0 : Math.ceil((times[times.length - 1]! + window_ms - at_ms) / 1000);
+  return { limit, remaining, reset_seconds, next_seconds };
 }
 
 /** The rule's refusal when nothing is left: RATE_LIMITED with the seconds to wait. */
 export function rollingRefusal(allowance: RollingAllowance, explanation: string): Refusal | undefined {
   if (allowance.remaining > 0) return undefined;
-  return refuse('RATE_LIMITED', explanation, { retry_after_seconds: allowance.reset_seconds });
+  return refuse('RATE_LIMITED', explanation, { retry_after_seconds: allowance.next_seconds });
 }

@@ -82,6 +82,28 @@ describe('rate-limit headers on acts under a rolling rule', () => {
     expect(last!.headers.get('retry-after')).toBe('50');
   });
 
+  it('says when the allowance is whole again while some is left, and when one more is allowed once none is', async () => {
+    const per_minute = society.engine.state.params.aether_messages_per_minute_max;
+    society.advance(60_000); // every earlier message out of the window
+    await send('first');
+    expect(headersOf(last!)).toEqual({ limit: String(per_minute), remaining: String(per_minute - 1), reset: '60' });
+    society.advance(20_000);
+    await send('second');
+    expect(headersOf(last!)).toEqual({ limit: String(per_minute), remaining: String(per_minute - 2), reset: '60' });
+    society.advance(15_000);
+    for (let i = 2; i < per_minute; i++) await send(`more ${i}`);
+    expect(headersOf(last!)).toEqual({ limit: String(per_minute), remaining: '0', reset: '60' });
+    society.advance(5_000);
+    const refused = await refusal(send('one too many'));
+    expect([refused.status, refused.code]).toEqual([429, 'RATE_LIMITED']);
+    // The first leaves the window in 20 s (one more then); the newest in 55 s (all of it then).
+    expect(headersOf(last!)).toEqual({ limit: String(per_minute), remaining: '0', reset: '55' });
+    expect(last!.headers.get('retry-after')).toBe('20');
+    society.advance(20_000);
+    await send('after the first left');
+    expect(headersOf(last!)).toEqual({ limit: String(per_minute), remaining: '0', reset: '60' });
+  });
+
   it('leaves acts under no such rule without the headers', async () => {
     await client.act('world_look', { radius: 0 });
     expect([last!.status, last!.headers.get('ratelimit-limit')]).toEqual([200, null]);
@@ -90,19 +112,28 @@ describe('rate-limit headers on acts under a rolling rule', () => {
 
 describe('a rolling allowance', () => {
   it('frees one use as the oldest counted leaves the window, even when a lowered limit left it over', () => {
-    expect(rollingAllowance([], 1000, 60_000, 3)).toEqual({ limit: 3, remaining: 3, reset_seconds: 0 });
+    expect(rollingAllowance([], 1000, 60_000, 3)).toEqual({ limit: 3, remaining: 3, reset_seconds: 0, next_seconds: 0 });
     expect(rollingAllowance([0, 10_000, 20_000], 30_000, 60_000, 3)).toEqual({
       limit: 3,
       remaining: 0,
-      reset_seconds: 30,
+      reset_seconds: 50,
+      next_seconds: 30,
+    });
+    // Some left: one more now, the whole allowance once the newest use has left the window.
+    expect(rollingAllowance([0, 10_000], 30_000, 60_000, 3)).toEqual({
+      limit: 3,
+      remaining: 1,
+      reset_seconds: 40,
+      next_seconds: 0,
     });
     // Five uses under a limit lowered to 2: three must leave before one more is allowed.
     expect(rollingAllowance([0, 1000, 2000, 3000, 4000], 5000, 60_000, 2)).toEqual({
       limit: 2,
       remaining: 0,
-      reset_seconds: 58,
+      reset_seconds: 59,
+      next_seconds: 58,
     });
     // A use exactly one window old no longer counts.
-    expect(rollingAllowance([0], 60_000, 60_000, 1)).toEqual({ limit: 1, remaining: 1, reset_seconds: 0 });
+    expect(rollingAllowance([0], 60_000, 60_000, 1)).toEqual({ limit: 1, remaining: 1, reset_seconds: 0, next_seconds: 0 });
   });
 });
