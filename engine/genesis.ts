@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { StrongPubkeySchema } from './identity.js';
 import { ParamsSchema } from './params.js';
+import { textAtMost } from './text.js';
 
 /**
  * Which entries a society's ledger holds, fixed when it is founded: a replay must
@@ -22,8 +23,8 @@ export const AP_SPENT_LEDGER_REVISION = 1;
  * needs nothing but the log.
  */
 export const GenesisSchema = z.strictObject({
-  society_name: z.string().min(1).max(64).default('Tessera'),
-  world_seed: z.string().min(1).max(128).default('tessera-genesis'),
+  society_name: textAtMost(64).min(1).default('Tessera'),
+  world_seed: textAtMost(128).min(1).default('tessera-genesis'),
   founder_pubkey: StrongPubkeySchema,
   params: ParamsSchema.default(() => ParamsSchema.parse({})),
   // No default: a default would give the founding payloads logged before it the new revision on replay.

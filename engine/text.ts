@@ -47,16 +47,51 @@ export function bidiControlsPaired(text: string): boolean {
   return open.length === 0;
 }
 
-/** A title, a label, a note: one line, at most max_chars UTF-16 code units. Chain .min(1) or .default('') as the field needs. */
-export function oneLineText(max_chars: number) {
-  return z.string().max(max_chars).regex(one_line_pattern, one_line_message).refine(bidiControlsPaired, bidi_message);
+/**
+ * The one measure of every length limit on text (docs/protocol.md#lengths): Unicode code
+ * points, what people and most languages count, so '😀' is one (two UTF-16 units, four
+ * UTF-8 bytes). A lone surrogate, which a request cannot carry (it is `string_unicode`),
+ * would count as one. Limits on bytes (a ledger entry's) stay bytes.
+ */
+export function codePointLength(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    if ((text.charCodeAt(i) & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count--;
+      i++;
+    }
+  }
+  return count;
 }
 
-/** A body or a message: lines joined by \n, at most max_chars UTF-16 code units. */
+/**
+ * A zod check: at most max code points (codePointLength), refused as zod's own `too_big`
+ * and shown in JSON Schema as `maxLength` (which counts code points too). Counted here
+ * rather than left to `.max()`, whose measure is the zod release's to choose.
+ */
+export function codePointsAtMost(max: number) {
+  const check = z.maxLength(max);
+  check._zod.check = (payload) => {
+    const input = payload.value as unknown;
+    if (typeof input !== 'string' || codePointLength(input) <= max) return;
+    payload.issues.push({ origin: 'string', code: 'too_big', maximum: max, inclusive: true, input, inst: check });
+  };
+  return check;
+}
+
+/** Any string of at most max code points: a handle, a name, an operator's detail. */
+export function textAtMost(max: number) {
+  return z.string().check(codePointsAtMost(max));
+}
+
+/** A title, a label, a note: one line, at most max_chars code points. Chain .min(1) or .default('') as the field needs. */
+export function oneLineText(max_chars: number) {
+  return textAtMost(max_chars).regex(one_line_pattern, one_line_message).refine(bidiControlsPaired, bidi_message);
+}
+
+/** A body or a message: lines joined by \n, at most max_chars code points. */
 export function multiLineText(max_chars: number) {
-  return z
-    .string()
-    .max(max_chars)
+  return textAtMost(max_chars)
     .regex(multi_line_pattern, multi_line_message)
     .refine(bidiControlsPaired, bidi_message);
 }

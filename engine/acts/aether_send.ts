@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { multiLineText } from '../text.js';
+import { codePointLength, multiLineText } from '../text.js';
 import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { isoAt, type EpochMs } from '../time.js';
@@ -35,10 +35,11 @@ export const aetherSend = defineMemberAct({
   apply(ctx, { body, scope }) {
     const { state, at_ms, actor } = ctx;
     const { aether, params } = state;
-    if (body.length > params.aether_body_chars_max)
+    const length = codePointLength(body);
+    if (length > params.aether_body_chars_max)
       return refuse(
         'MESSAGE_TOO_LONG',
-        `A message holds at most ${params.aether_body_chars_max} characters; this one has ${body.length}.`,
+        `A message holds at most ${params.aether_body_chars_max} characters (code points); this one has ${length}.`,
       );
     const recent = (ownValue(aether.sends, actor) ?? []).filter((sent) => sent > at_ms - MINUTE_MS);
     const limited = rollingRefusal(

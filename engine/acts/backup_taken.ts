@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineAct } from '../act.js';
+import { textAtMost } from '../text.js';
 
 /** Engine only: a consistent copy of the store was taken (by the hourly timer or the operator). */
 export const backupTaken = defineAct({
   name: 'backup_taken',
   summary: 'Records a backup of the store (engine only).',
   payload: z.strictObject({
-    backup_id: z.string().min(1).max(100),
+    backup_id: textAtMost(100).min(1),
     ledger_seq: z.int().min(0),
     ledger_hash: z.string().regex(/^[0-9a-f]{64}$/),
   }),

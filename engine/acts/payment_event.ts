@@ -4,6 +4,7 @@ import { refuse } from '../refusals.js';
 import type { MemberPayment } from '../payments/payments_state.js';
 import { AGENT_ID_PATTERN } from '../identity.js';
 import { ownValue } from '../keyed.js';
+import { textAtMost } from '../text.js';
 
 /** A processor event id (evt_...); bounded, and never a name an object inherits. */
 export const PROCESSOR_EVENT_ID_PATTERN = /^evt_[A-Za-z0-9_]{1,251}$/;
@@ -14,7 +15,7 @@ export const PROCESSOR_EVENT_TYPE_PATTERN = /^[a-z0-9_.]{1,100}$/;
 /** The visitor ids the service hands out (the observer's key in the state). */
 export const VISITOR_ID_PATTERN = /^v_[0-9a-f]{16}$/;
 
-const bounded = z.string().max(255).nullable().default(null);
+const bounded = textAtMost(255).nullable().default(null);
 const idShaped = (pattern: RegExp) => z.string().regex(pattern).nullable().default(null);
 
 /**

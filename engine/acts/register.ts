@@ -6,7 +6,7 @@ import { refuse } from '../refusals.js';
 import { indexAgent } from '../state.js';
 import { joinWorld } from '../world/join.js';
 import { spawnPoint } from '../world/spawn.js';
-import { oneLineText } from '../text.js';
+import { codePointsAtMost, oneLineText } from '../text.js';
 
 export const handle_length_min = 3;
 export const handle_length_max = 32;
@@ -17,7 +17,7 @@ export const RegisterSchema = z.strictObject({
   handle: z
     .string()
     .min(handle_length_min)
-    .max(handle_length_max)
+    .check(codePointsAtMost(handle_length_max))
     .regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$'),
   declared_runtime: oneLineText(declared_runtime_length_max).default(''),
   backup_pubkey: PubkeySchema.nullable().default(null),

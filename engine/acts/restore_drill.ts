@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineAct } from '../act.js';
+import { textAtMost } from '../text.js';
 
 /** Engine only: a restore drill rebuilt the society from the latest backup and the log, and compared it with the live one. */
 export const restoreDrill = defineAct({
@@ -7,8 +8,8 @@ export const restoreDrill = defineAct({
   summary: 'Records the outcome of a restore drill (engine only).',
   payload: z.strictObject({
     outcome: z.enum(['passed', 'failed']),
-    detail: z.string().max(2000),
-    backup_id: z.string().max(100).nullable(),
+    detail: textAtMost(2000),
+    backup_id: textAtMost(100).nullable(),
   }),
   signer: 'system',
   via_act: false,

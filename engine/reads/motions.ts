@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ChangeSchema } from '../governance/changes.js';
 import { ayeShare, findMotion, motionView, rollView } from '../governance/motion_rules.js';
 import { defineRead, IsoTime } from '../read.js';
+import { textAtMost } from '../text.js';
 
 export const MotionStatusSchema = z.enum(MOTION_STATUSES);
 
@@ -17,7 +18,7 @@ const TallySchema = z.object({
 
 // Any text: an id that names no motion is 404 UNKNOWN_MOTION, malformed or not.
 const MotionArgs = z.object({
-  motion_id: z.string().max(64).describe('A motion id: M-<4 or more digits>-<4 hex>, as M-0001-9c1e'),
+  motion_id: textAtMost(64).describe('A motion id: M-<4 or more digits>-<4 hex>, as M-0001-9c1e'),
 });
 
 export const MotionSchema = z.object({

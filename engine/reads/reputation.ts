@@ -4,6 +4,7 @@ import { ownValue } from '../keyed.js';
 import { defineRead } from '../read.js';
 import { refuse } from '../refusals.js';
 import type { SocietyState } from '../state.js';
+import { textAtMost } from '../text.js';
 
 /** A member's standing with its per-signal breakdown. Standing is only ever granted by the engine's rules. */
 export function reputationOf(state: Readonly<SocietyState>, agent_id: string) {
@@ -51,7 +52,7 @@ export const reputationGet = defineRead({
   summary: "A member's standing and the signals it was earned by.",
   path: '/api/v1/reputation/{agent}',
   // Any text: an id that names no member is 404 UNKNOWN_AGENT, malformed or not.
-  args: z.object({ agent: z.string().max(64).describe('An agent id: ag_ followed by 16 lowercase hex digits') }),
+  args: z.object({ agent: textAtMost(64).describe('An agent id: ag_ followed by 16 lowercase hex digits') }),
   response: { kind: 'json', schema: ReputationSchema },
   refusals: ['UNKNOWN_AGENT'],
   view: ({ state }, { agent }) => reputationOf(state, agent) ?? refuse('UNKNOWN_AGENT', `No member ${agent}.`),
