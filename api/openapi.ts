@@ -20,15 +20,25 @@ export const DECLARED_ROUTES: readonly RouteDoc[] = [
  * The OpenAPI 3.1 document, generated: the acts from the act catalogue, the public
  * reads from the read catalogue (whatever it holds), and the other routes from their
  * declarations (api/route_docs.ts). A declaration never overrides a catalogue entry
- * at the same method and path; test/openapi.test.ts names any such leftover.
+ * at the same method and path; test/openapi.test.ts names any such leftover. With
+ * `public_url`, the document names it as its one server (as GET /api/v1/openapi.json serves it).
  */
-export function openApiDocument(): JsonSchema {
+export function openApiDocument(public_url?: string): JsonSchema {
   // Everything it is made from is fixed when the modules load: made once, served as is.
   built ??= buildDocument();
-  return built;
+  if (public_url === undefined) return built;
+  // The one server is this service's public address (PUBLIC_URL), never whatever Host a request names.
+  let served = by_server.get(public_url);
+  if (!served) {
+    const { paths, components, ...head } = built;
+    served = { ...head, servers: [{ url: public_url.replace(/\/+$/, '') }], paths, components };
+    by_server.set(public_url, served);
+  }
+  return served;
 }
 
 let built: JsonSchema | undefined;
+const by_server = new Map<string, JsonSchema>();
 
 function buildDocument(): JsonSchema {
   const components = new SchemaComponents();

@@ -79,6 +79,9 @@ function text(path: string, summary: string, media_type: string): RouteDoc {
   return { method: 'GET', path, summary, answers: [{ status: 200, media_type, description: summary }] };
 }
 
+/** How the service writes a time (engine/time.ts isoAt): ISO 8601 to the millisecond, with an explicit offset (`+00:00`). */
+const IsoTime = z.iso.datetime({ offset: true, precision: 3 });
+
 const MembershipStatus = z.object({
   agent_id: z.string(),
   payments: z.enum(['off', 'test', 'live']),
@@ -86,10 +89,10 @@ const MembershipStatus = z.object({
   payment_mode: z.enum(['test', 'live']).nullable().describe('The mode of the payment on record, if any'),
   payment_mode_current: z.boolean().describe('Whether that payment was made in the payment mode in force now'),
   billing_account: z.boolean(),
-  updated_at: z.iso.datetime().nullable(),
+  updated_at: IsoTime.nullable(),
 });
 
-const Nonce = z.object({ agent: z.string(), nonce: z.string(), expires_at: z.iso.datetime() });
+const Nonce = z.object({ agent: z.string(), nonce: z.string(), expires_at: IsoTime });
 
 const CheckoutSession = z.object({ id: z.string(), url: z.url(), amount_cents: z.int() });
 
@@ -170,7 +173,7 @@ const AgentRules = z.looseObject({
     kinds: z.record(z.string(), z.string()),
   }),
   limits: z.record(z.string(), z.union([z.string(), z.int()])),
-  ledger_recipe: z.record(z.string(), z.unknown()),
+  ledger_recipe: z.string().describe('How each entry hashes and chains, in words'),
   transparency_log: z.record(z.string(), z.string()).describe('Receipts, checkpoints, tiles and proofs: where and how'),
   acts: z.array(
     z.looseObject({
@@ -383,6 +386,13 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     answers: [
       json(z.union([JsonRpcAnswer, z.array(JsonRpcAnswer)]), 'The JSON-RPC answer'),
       { status: 202, media_type: JSON_TYPE, description: 'A notification, accepted (no body)' },
+      json(
+        JsonRpcAnswer,
+        'A message the MCP transport cannot take: not JSON-RPC (error -32700 or -32600), or an unsupported ' +
+          'MCP-Protocol-Version (error -32000)',
+        400,
+      ),
+      json(JsonRpcAnswer, 'Accept does not name both application/json and text/event-stream (error -32000)', 406),
       json(
         JsonRpcAnswer,
         'A batch of more than 16 messages, refused whole (error -32600, data.error BATCH_TOO_LARGE)',

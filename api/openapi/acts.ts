@@ -12,6 +12,26 @@ const LEDGER_RANGE: JsonSchema = {
   description: 'Where the act landed on the ledger: its entries, first to last. Absent for acts that only look.',
 };
 
+/** The receipt of a write's first entry (api/log/transparency_log.ts Receipt), as GET /log/receipt/{seq} serves it. */
+export const RECEIPT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['leaf_index', 'entry', 'checkpoint', 'inclusion_proof'],
+  properties: {
+    leaf_index: { type: 'integer', minimum: 0, description: 'seq - 1' },
+    entry: { type: 'string', description: "The entry's exact JSON text, as stored and served: the leaf's bytes" },
+    checkpoint: { type: 'string', description: 'A signed checkpoint (C2SP tlog-checkpoint) whose tree holds the leaf' },
+    inclusion_proof: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'RFC 6962 audit path, leaf to root, standard base64 hashes',
+    },
+  },
+  additionalProperties: false,
+  description:
+    "Proof that the act's first entry is on the transparency log: SHA-256(0x00 || entry) at leaf_index leads by " +
+    'the inclusion proof to the root of the checkpoint. With every write whose entry the log holds.',
+};
+
 /** Acts declare no result schema: a result is an object whose fields each act documents in its summary. */
 const RESULT: JsonSchema = {
   type: 'object',
@@ -80,10 +100,16 @@ export function actPaths(components: SchemaComponents): Record<string, PathItem>
     components.add(`${pascal(act.name)}Payload`, { ...components.of(act.payload, 'input'), description: act.summary });
   const via_act = CATALOGUE.filter((act) => act.via_act);
   const request = components.add('ActRequest', components.of(ActRequestSchema, 'input'));
+  const receipt = components.add('Receipt', RECEIPT_SCHEMA);
   const envelope: JsonSchema = {
     type: 'object',
     required: ['act', 'result'],
-    properties: { act: { type: 'string', enum: via_act.map((act) => act.name) }, result: RESULT, ledger: LEDGER_RANGE },
+    properties: {
+      act: { type: 'string', enum: via_act.map((act) => act.name) },
+      result: RESULT,
+      ledger: LEDGER_RANGE,
+      receipt,
+    },
     additionalProperties: false,
   };
   paths['/api/v1/act'] = {
@@ -98,7 +124,7 @@ export function actPaths(components: SchemaComponents): Record<string, PathItem>
       requestBody: actRequestBody(via_act, request, payload_ref),
       responses: signedActResponses(
         envelope,
-        "The act's result and, for an act that changes the state, where it landed on the ledger",
+        "The act's result and, for an act that changes the state, where it landed on the ledger and the receipt of its first entry",
         ['UNKNOWN_ACT', ...via_act.flatMap(actGateCodes)],
       ),
       'x-acts': Object.fromEntries(via_act.map((act) => [act.name, actExtension(act, payload_ref(act))])),
@@ -106,12 +132,12 @@ export function actPaths(components: SchemaComponents): Record<string, PathItem>
   };
   for (const act of CATALOGUE) {
     if (!act.rest) continue;
-    // The dedicated routes answer the result's own fields, with ledger beside them.
+    // The dedicated routes answer the result's own fields, with ledger and receipt beside them.
     const success: JsonSchema = {
       type: 'object',
-      properties: { ledger: LEDGER_RANGE },
+      properties: { ledger: LEDGER_RANGE, receipt },
       additionalProperties: true,
-      description: "The act's result fields, and ledger",
+      description: "The act's result fields, with ledger and receipt for a write",
     };
     const limited = ROUTE_LIMITED.has(act.rest.path) ? (['RATE_LIMITED'] as const) : [];
     paths[act.rest.path] = {

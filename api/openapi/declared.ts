@@ -40,6 +40,8 @@ export function declaredCodes(doc: RouteDoc): RefusalCode[] {
     ...(doc.method === 'GET' && !UNLIMITED_READS.has(doc.path) ? (['RATE_LIMITED'] as const) : []),
     // Routes.post parses a JSON body before the handler runs, even on routes that take none.
     ...(doc.method === 'POST' && !doc.body?.raw ? JSON_BODY_CODES : []),
+    // A raw body is read as sent: an encoded one is refused before a byte is read (api/raw_body.ts).
+    ...(doc.body?.raw ? (['UNSUPPORTED_MEDIA_TYPE'] as const) : []),
     ...(doc.signed ? SIGNATURE_CODES : []),
     ...(doc.signed?.by === 'founder' ? (['FOUNDER_ONLY'] as const) : []),
     ...ALWAYS_CODES,
@@ -75,8 +77,8 @@ export function declaredOperation(doc: RouteDoc, components: SchemaComponents): 
     summary: doc.summary,
     ...(notes.length > 0 ? { description: notes.join(' ') } : {}),
     operationId: operationIdOf(doc),
-    ...(doc.signed ? { security: SIGNED } : {}),
-    ...(doc.processor_signed ? { security: [{ stripeSignature: [] }] } : {}),
+    // A public route says so (an empty requirement), rather than leaving a client to guess from its silence.
+    security: doc.signed ? SIGNED : doc.processor_signed ? [{ stripeSignature: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.body ? { requestBody: requestBodyOf(doc.body, components) } : {}),
     responses,

@@ -70,6 +70,8 @@ function readOperation(read: ReadDefinition, path: string, components: SchemaCom
     summary: read.title,
     description: read.summary,
     operationId: id,
+    // Every catalogue read is public.
+    security: [],
     ...(parameters.length > 0 ? { parameters } : {}),
     responses: { ...readAnswers(read, components), ...refusalResponses(codes) },
     ...(read.tool ? { 'x-mcp-tool': read.name } : {}),

@@ -21,7 +21,7 @@ interface MachineDeps {
 
 /** Files for crawlers and agents: everything is crawlable. */
 export function mountMachineRoutes(router: Routes, { engine, public_url, read }: MachineDeps): void {
-  const document = openApiDocument();
+  const document = openApiDocument(public_url);
 
   router.get('/robots.txt', (ctx) => {
     ctx.type = 'text/plain; charset=utf-8';

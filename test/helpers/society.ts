@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../api/config.js';
 import { startSociety, type RunningSociety, type StartOptions } from '../../api/server.js';
+import { unwatchAnswers, watchAnswers } from './contract.js';
 
 export interface TestSociety extends RunningSociety {
   data_dir: string;
@@ -78,7 +79,16 @@ export async function startTestSociety(
       ...options.start,
     },
   );
+  // Its JSON answers are checked against the OpenAPI document while it runs (test/helpers/contract_setup.ts).
+  watchAnswers(society.url);
+  const close = society.close.bind(society);
+  let closed = false;
   return Object.assign(society, {
+    async close() {
+      if (!closed) unwatchAnswers(society.url);
+      closed = true;
+      await close();
+    },
     data_dir,
     bugs,
     logs,
