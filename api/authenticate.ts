@@ -35,13 +35,13 @@ export interface Authenticated {
 }
 
 /**
- * PROTOCOL.md section 3, in order: well-formed headers, a known signer (or, for
+ * docs/protocol.md#nonces-and-signatures, in order: well-formed headers, a known signer (or, for
  * registration, the key in the body under its own id), an outstanding nonce issued
  * for that id, and a signature over the canonical body. Only after all of that is
  * the nonce spent, so nothing is touched for a request that fails any check; then
  * the next nonce for that agent is issued on the answer (X-Next-Nonce).
  */
-/** What a request as it came in signs (PROTOCOL.md section 3): the one recipe the check and the retry book use. */
+/** What a request as it came in signs (docs/protocol.md#nonces-and-signatures): the one recipe the check and the retry book use. */
 export function requestSigningString(ctx: Context, agent_id: string, nonce: string, canonical_body: string): string {
   return signingString({
     method: ctx.method,
@@ -66,7 +66,7 @@ export class Authenticator {
     if (!AGENT_ID_PATTERN.test(agent_id) || !NONCE_PATTERN.test(nonce) || !SIGNATURE_PATTERN.test(signature)) {
       throw RefusalError.of(
         'SIG_INVALID',
-        'Send X-Agent-Id, X-Nonce and X-Signature headers, well formed, the signature in canonical base64url (see PROTOCOL.md section 3).',
+        'Send X-Agent-Id, X-Nonce and X-Signature headers, well formed, the signature in canonical base64url (see docs/protocol.md#nonces-and-signatures in the repository).',
       );
     }
     const payload_keys = publicKeysIn(payload);

@@ -23,7 +23,7 @@ const nonce_bytes = fields_bytes + mac_bytes;
 const NONCE_FORMAT = /^[A-Za-z0-9_-]{40}$/;
 
 /**
- * Stateless nonces (PROTOCOL.md section 3): a nonce is HMAC-SHA256 under a server secret
+ * Stateless nonces (docs/protocol.md#nonces-and-signatures): a nonce is HMAC-SHA256 under a server secret
  * over (expiry, counter, agent id), carrying the expiry and counter in clear, so it is
  * checked on use without having been stored. Issuing costs no memory, so asking for
  * nonces, in anyone's name and at any rate, cannot push anyone's nonce out. Only spent

@@ -126,7 +126,7 @@ export class BareLedger {
 
   /**
    * The same entries from their drafts, doing only what the public formats ask
-   * (PROTOCOL.md: the ledger recipe, the transparency log), with the engine's own code
+   * (docs/protocol.md#the-ledger, docs/transparency.md), with the engine's own code
    * for each part: the entry's JCS text and chain hash (chainEntry), the RFC 6962 leaf
    * hash of the JSON as served and the interior node hashes (LogTree.append, about
    * one per leaf), the entry's put, and the tree's hashes in records of 16 leaves

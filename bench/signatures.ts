@@ -47,7 +47,7 @@ export async function benchSignatures(): Promise<{ node: number; noble: number }
 }
 
 /**
- * Judging a public key (canonical, prime order: PROTOCOL.md section 2), as the server
+ * Judging a public key (canonical, prime order: docs/protocol.md#strong-keys-and-canonical-signatures), as the server
  * and the engine do it with libsodium, beside the same check in pure JavaScript (the
  * client verifier's, on @noble/ed25519). Every key is new to both: nothing cached.
  */

@@ -12,7 +12,7 @@ import {
   eventClass,
 } from './ledger_events.js';
 
-/** A ledger entry as the wire carries it (PROTOCOL.md section 4). */
+/** A ledger entry as the wire carries it (docs/protocol.md#the-ledger). */
 export interface WireEntry {
   seq: number;
   prev_hash: string;
@@ -57,7 +57,7 @@ export interface CheckPrimitives {
   /** Of UTF-8 text, or of raw bytes (a public key, for the agent id it derives). */
   sha256Hex: (data: string | Uint8Array) => string | Promise<string>;
   verifySignature: (public_key: string, text: string, signature: string) => boolean | Promise<boolean>;
-  /** PROTOCOL.md section 2: the canonical encoding of a prime-order point (the portable judge is the slow one). */
+  /** docs/protocol.md#strong-keys-and-canonical-signatures: the canonical encoding of a prime-order point (the portable judge is the slow one). */
   isPrimeOrderKey: (public_key: string) => boolean;
 }
 
@@ -330,7 +330,7 @@ async function signedBodySha256(proof: WireProof, hash: CheckPrimitives['sha256H
   return SHA256_HEX.test(proof.body_sha256!) ? proof.body_sha256 : undefined;
 }
 
-/** A key that is not a canonical prime-order point proves nothing (PROTOCOL.md section 2), so no ledger may register one. */
+/** A key that is not a canonical prime-order point proves nothing (docs/protocol.md#strong-keys-and-canonical-signatures), so no ledger may register one. */
 function weakKeyIn(entry: WireEntry, isPrimeOrderKey: CheckPrimitives['isPrimeOrderKey']): string | undefined {
   for (const field of KEY_FIELDS.get(entry.event_type) ?? []) {
     const key = entry.data?.[field];

@@ -2,7 +2,7 @@ import canonicalizeJson from 'canonicalize';
 import { fromBase64url } from './base64url.js';
 
 /**
- * The wire contract of PROTOCOL.md sections 2 and 3, in one place. Agents use it to
+ * The wire contract of docs/protocol.md (#identity, #nonces-and-signatures), in one place. Agents use it to
  * sign; the server imports this same module to check, so the two cannot drift.
  */
 export const SIGNATURE_SCHEME = 'society-sig-v1';

@@ -79,7 +79,7 @@ interface HeldNonce {
   valid_until_ms: number;
 }
 
-/** Nonces live 300 s (PROTOCOL.md section 3); one older than this is left alone, as it might expire in flight. */
+/** Nonces live 300 s (docs/protocol.md#nonces-and-signatures); one older than this is left alone, as it might expire in flight. */
 const next_nonce_used_within_ms = 240_000;
 
 /**

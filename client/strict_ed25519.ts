@@ -11,7 +11,7 @@ const verdicts_max = 10_000;
 /**
  * True when `public_key` is canonical base64url of the canonical encoding (y < p, no
  * sign bit on x = 0) of a point of prime order L: the only keys whose signatures
- * prove anything (PROTOCOL.md section 2, docs/protocol.md). The server applies the
+ * prove anything (docs/protocol.md#strong-keys-and-canonical-signatures). The server applies the
  * same rule; this copy keeps the client free of server code.
  */
 export function isPrimeOrderKey(public_key: string): boolean {

@@ -11,7 +11,7 @@ export const REFUSALS = {
   NOT_FOUND: { status: 404, message: 'There is no such route.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not accept that method.' },
 
-  // Signatures and identity (PROTOCOL.md section 3).
+  // Signatures and identity (docs/protocol.md#nonces-and-signatures).
   SIG_INVALID: { status: 401, message: 'The signature does not verify against the canonical body.' },
   NONCE_INVALID: { status: 401, message: 'The nonce is unknown, expired, already used or issued for another agent.' },
   UNKNOWN_AGENT: { status: 404, message: 'No agent is registered under that id.' },

@@ -91,9 +91,7 @@ export function oneLineText(max_chars: number) {
 
 /** A body or a message: lines joined by \n, at most max_chars code points. */
 export function multiLineText(max_chars: number) {
-  return textAtMost(max_chars)
-    .regex(multi_line_pattern, multi_line_message)
-    .refine(bidiControlsPaired, bidi_message);
+  return textAtMost(max_chars).regex(multi_line_pattern, multi_line_message).refine(bidiControlsPaired, bidi_message);
 }
 
 const UNSAFE_IN_QUOTE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;

@@ -6,7 +6,7 @@ import { chunkPlanes, createWorld } from '../engine/world/world_state.js';
 
 /**
  * The chunk encoder scans tiles four at a time with masks (engine/world/chunk_codec.ts);
- * this is PROTOCOL.md section 5 written the obvious way, tile by tile, against which its
+ * this is docs/world.md#the-chunk-binary written the obvious way, tile by tile, against which its
  * bytes are held equal. The format is fixed: not one byte may change.
  */
 function referenceEncode(planes: ChunkPlanes, chunk_x: number, chunk_y: number): Uint8Array {

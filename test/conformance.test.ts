@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 
 /*
- * An agent written from PROTOCOL.md alone: node:crypto and fetch, none of the
+ * An agent written from docs/protocol.md alone: node:crypto and fetch, none of the
  * project's client code. If this passes, the contract as written is enough.
  */
 
@@ -100,7 +100,7 @@ beforeAll(async () => {
 });
 afterAll(async () => society.destroy());
 
-describe('a client written from PROTOCOL.md alone', () => {
+describe('a client written from docs/protocol.md alone', () => {
   it('registers, acts, and re-verifies the whole ledger', async () => {
     const agent = new IndependentAgent(society.url);
     const backup = new IndependentAgent(society.url);

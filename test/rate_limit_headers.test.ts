@@ -112,7 +112,12 @@ describe('rate-limit headers on acts under a rolling rule', () => {
 
 describe('a rolling allowance', () => {
   it('frees one use as the oldest counted leaves the window, even when a lowered limit left it over', () => {
-    expect(rollingAllowance([], 1000, 60_000, 3)).toEqual({ limit: 3, remaining: 3, reset_seconds: 0, next_seconds: 0 });
+    expect(rollingAllowance([], 1000, 60_000, 3)).toEqual({
+      limit: 3,
+      remaining: 3,
+      reset_seconds: 0,
+      next_seconds: 0,
+    });
     expect(rollingAllowance([0, 10_000, 20_000], 30_000, 60_000, 3)).toEqual({
       limit: 3,
       remaining: 0,
@@ -134,6 +139,11 @@ describe('a rolling allowance', () => {
       next_seconds: 58,
     });
     // A use exactly one window old no longer counts.
-    expect(rollingAllowance([0], 60_000, 60_000, 1)).toEqual({ limit: 1, remaining: 1, reset_seconds: 0, next_seconds: 0 });
+    expect(rollingAllowance([0], 60_000, 60_000, 1)).toEqual({
+      limit: 1,
+      remaining: 1,
+      reset_seconds: 0,
+      next_seconds: 0,
+    });
   });
 });

@@ -93,7 +93,7 @@ describe('the chunk codec', () => {
     );
   });
 
-  it('writes the header of PROTOCOL.md section 5 and refuses truncated input', () => {
+  it('writes the header of the chunk binary (docs/world.md) and refuses truncated input', () => {
     const bytes = encodeChunk(
       {
         biome: new Uint8Array(TILE_COUNT),

@@ -77,7 +77,7 @@ function receiptShapeProblem(receipt: unknown): string | undefined {
 
 /**
  * The entry parsed, or why it is not the ledger entry at seq leaf_index + 1 with a
- * sound own hash (SHA-256 of its JCS text without the hash, PROTOCOL.md section 4).
+ * sound own hash (SHA-256 of its JCS text without the hash, docs/protocol.md#the-ledger).
  */
 export async function ledgerEntryProblem(text: string, leaf_index: number): Promise<WireEntry | string> {
   let entry: WireEntry;

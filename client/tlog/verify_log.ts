@@ -26,7 +26,7 @@ export type LogCheck =
   | 'tiles'
   /** The entries hash to another root than the checkpoint signs. */
   | 'root'
-  /** The ledger's own recipe (PROTOCOL.md section 4) refuses an entry. */
+  /** The ledger's own recipe (docs/protocol.md#the-ledger) refuses an entry. */
   | 'chain';
 
 export interface LogVerifyReport {

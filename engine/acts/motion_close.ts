@@ -9,8 +9,7 @@ import { ownValue } from '../keyed.js';
 const PASS_SHARE = 0.5;
 
 /**
- * Engine only: logged by the engine when a motion's window has closed (PROTOCOL.md
- * section 6). Too few voters: failed, QUORUM_NOT_MET; else more than half aye of
+ * Engine only: logged by the engine when a motion's window has closed (docs/governance.md#motions). Too few voters: failed, QUORUM_NOT_MET; else more than half aye of
  * those for or against: passed and queued for enactment; else failed, REJECTED.
  */
 export const motionClose = defineAct({

@@ -2,7 +2,7 @@ import { BIOME_UNREVEALED } from './materials.js';
 import { CHUNK_SIZE, TILES_PER_CHUNK, WORLD_SIZE } from './geometry.js';
 
 /**
- * The chunk binary of PROTOCOL.md section 5: "CHNK", version 1, chunk_x, chunk_y, a
+ * The chunk binary of docs/world.md#the-chunk-binary: "CHNK", version 1, chunk_x, chunk_y, a
  * layer count, then layers of (id u8, byte length u32 LE, runs). Runs cover the
  * 4096 tiles row-major, each an unsigned LEB128 pair (run length, value).
  */
