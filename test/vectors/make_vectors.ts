@@ -502,17 +502,42 @@ async function growLedgerOnce(): Promise<GrownLedger> {
     if ((await perform(alice, 'world_move', { path: [direction] })).ok) moved++;
   }
   const here = engine.state.world.agents.get(alice.agent_id)!;
-  let dug: { x: number; y: number } | undefined;
-  for (const [dx, dy] of [[0, 0], ...Object.values(DIRECTIONS)] as [number, number][]) {
-    if (dug) break;
-    const cell = { x: here.x + dx, y: here.y + dy };
-    if ((await perform(alice, 'world_dig', { ...cell, z: null })).ok) dug = cell;
+  const cells = ([[0, 0], ...Object.values(DIRECTIONS)] as [number, number][]).map(([dx, dy]) => ({
+    x: here.x + dx,
+    y: here.y + dy,
+  }));
+  const dug: { x: number; y: number }[] = [];
+  for (const cell of cells) {
+    if (dug.length >= 2) break;
+    if ((await perform(alice, 'world_dig', { ...cell, z: null })).ok) dug.push(cell);
   }
-  // What was dug goes back on top: whichever block the dig yielded.
-  for (let block_id = 1; dug && block_id <= 8; block_id++)
-    if ((await perform(alice, 'world_place_block', { ...dug, z: null, block_id })).ok) break;
-  for (const [dx, dy] of [[0, 0], ...Object.values(DIRECTIONS)] as [number, number][])
-    if ((await perform(alice, 'world_gather', { x: here.x + dx, y: here.y + dy })).ok) break;
+  // Bob walks over (paths of up to 16 steps), and alice gives him one unit of what she dug.
+  const bob_at = engine.state.world.agents.get(bob.agent_id)!;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const dx = here.x - bob_at.x;
+    const dy = here.y - bob_at.y;
+    const distance = Math.max(Math.abs(dx), Math.abs(dy));
+    if (distance <= 3) break;
+    const diagonal = Math.min(Math.abs(dx), Math.abs(dy));
+    const straight = distance - diagonal;
+    const ns = dy < 0 ? 'n' : 's';
+    const ew = dx < 0 ? 'w' : 'e';
+    const steps = [
+      ...Array<Direction>(diagonal).fill(`${ns}${ew}` as Direction),
+      ...Array<Direction>(straight).fill(Math.abs(dx) > Math.abs(dy) ? ew : ns),
+    ].slice(0, Math.min(16, distance - 3));
+    if ((await perform(bob, 'world_move', { path: steps })).ok) continue;
+    if (!(await perform(bob, 'world_move', { path: [...steps].reverse() })).ok) break;
+  }
+  const resource = Object.keys(here.inventory)
+    .sort()
+    .find((name) => (here.inventory[name] ?? 0) > 0);
+  if (resource) await perform(alice, 'world_give', { to: bob.agent_id, resource, amount: 1 });
+  // What is left of the dig goes back on top: whichever block the dig yielded.
+  for (let block_id = 1; dug[0] && block_id <= 8; block_id++)
+    if ((await perform(alice, 'world_place_block', { ...dug[0], z: null, block_id })).ok) break;
+  if (dug[0]) await perform(alice, 'world_break_block', { ...dug[0], z: null });
+  for (const cell of cells) if ((await perform(alice, 'world_gather', cell)).ok) break;
   await must(
     perform(alice, 'bulletin_post', { title: 'Hello, Tessera', body: 'First notice: grüße 😀' }),
     'bulletin_post',
@@ -719,6 +744,27 @@ async function ledgerVectors(society: GrownLedger) {
     entries.length,
     (chain) => {
       chain.push({ ...structuredClone(entries[aether]!) });
+    },
+    true,
+  );
+  const gift = find((e) => e.event_type === 'resource_sent', 'gift');
+  await edit(
+    'gift_redirected',
+    "a gift's recipient (data.to) changed to the Founder, rehashed: the data no longer equals the signed body",
+    gift,
+    (chain) => {
+      chain[gift]!.data.to = entries[1]!.actor;
+    },
+    true,
+  );
+  await edit(
+    'gift_receipt_stolen',
+    'the resource_received after a gift given to the Founder instead (its actor changed), rehashed: it is for an agent the gift does not name',
+    gift + 2,
+    (chain) => {
+      if (chain[gift + 2]!.event_type !== 'resource_received') throw new Error('no resource_received after the gift');
+      chain[gift + 2]!.actor = entries[1]!.actor;
+      chain[gift + 2]!.data.agent_id = entries[1]!.actor;
     },
     true,
   );
