@@ -24,6 +24,7 @@ import { LogTiles } from './log/log_tiles.js';
 import { tileFastRead } from './log/tile_fast_path.js';
 import { chunkFastRead } from './chunk_fast_read.js';
 import { fastReads, type FastPath } from './fast_reads.js';
+import { compressAnswers } from './answer_encoding.js';
 import { LedgerPages } from './ledger_pages.js';
 import { MotionListAnswer } from './motion_list_answer.js';
 import { keptPageRead, ledgerRead, motionListRead } from './read_fast_answers.js';
@@ -175,6 +176,8 @@ export function createApp(deps: AppDeps): TesseraApp {
   app.use(deps.metrics.middleware());
   app.use(securityHeaders());
   app.use(errorsMiddleware(deps.report));
+  // Outside the read limiter, which so measures answers as identity; it charges its own CPU (answer_encoding.ts).
+  app.use(compressAnswers(read_limit, read_weights));
   if (deps.writers) app.use(replicaWrites(deps.writers));
   app.use(readLimiter(read_limit, read_weights, MCP_PATH));
   // Bodies are parsed by the routes that take them (Routes.post), not for every request.

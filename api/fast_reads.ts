@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressLimit } from './address_limit.js';
+import { bodyOf, encodingCharge, selectRepresentation, VARY_ACCEPT_ENCODING, type Selected } from './answer_encoding.js';
 import type { Metrics } from './metrics.js';
 import { isLimitedRead, securityHeadersFor } from './read_limiter.js';
 import { readsCost, type ReadWeights } from './read_cost.js';
@@ -35,7 +36,11 @@ export interface FastRead<Found> {
    * request to Koa too, whose route meets the same failure.
    */
   find(path: string, query: string, req: IncomingMessage): Found | undefined;
-  /** The answer the read's Koa route gives, with If-None-Match as sent ('' when absent). */
+  /**
+   * The answer the read's Koa route gives, with If-None-Match as sent ('' when absent). The
+   * fast path asks for the 200 (''), and decides 304 itself for the representation it sends
+   * (answer_encoding.ts), as Koa's compressAnswers does for the route.
+   */
   answer(found: Found, if_none_match: string): FastAnswer;
 }
 
@@ -76,6 +81,35 @@ export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDep
     }
     return list;
   };
+  // A 200's headers as sent in a representation (a coding, Vary, the ETag of what is sent,
+  // a 304's without the type), made once per headers object and representation.
+  const variants = new WeakMap<object, Map<string, Readonly<Record<string, string>>>>();
+  const headersOf = (
+    base: Readonly<Record<string, string>>,
+    status: 200 | 304,
+    selected: Selected,
+  ): Readonly<Record<string, string>> => {
+    if (status === 200 && !selected.varies && !selected.coding) return base;
+    const key = `${status} ${selected.coding ?? 'identity'} ${selected.varies}`;
+    let kept = variants.get(base);
+    if (!kept) {
+      kept = new Map();
+      variants.set(base, kept);
+    }
+    let headers = kept.get(key);
+    if (!headers) {
+      const made: Record<string, string> = { ...base };
+      // As Koa answers a 304: the route's headers but the type.
+      if (status === 304) delete made['Content-Type'];
+      if (selected.etag !== undefined) made.ETag = selected.etag;
+      // A 304's stored 200 keeps its own (RFC 9110 section 15.4.5 lists what a 304 carries).
+      if (selected.coding && status === 200) made['Content-Encoding'] = selected.coding;
+      if (selected.varies) made.Vary = VARY_ACCEPT_ENCODING;
+      headers = Object.freeze(made);
+      kept.set(key, headers);
+    }
+    return headers;
+  };
   return (req, res) => {
     const started_ms = performance.now();
     const { method, url } = req;
@@ -96,19 +130,35 @@ export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDep
     }
     // Looked up before a token is taken: a path Koa answers must spend one read, not two.
     if (found === undefined) return false;
-    // Kept answers cost no CPU to speak of, only their bytes (a ledger page of 1,000 entries is a few reads).
-    const answer = read.answer(found, req.headers['if-none-match'] ?? '');
-    const bytes = answer.status === 200 && method === 'GET' ? answer.body.length : 0;
-    if (!read_limit.take(client_ip(req), readsCost(read_weights, 0, bytes)).granted) return false;
-    const headers = fixedHeaders(answer.headers).slice();
-    if (answer.own_headers) headers.push(...answer.own_headers);
+    // The read's 200, then which representation the request gets (answer_encoding.ts, as
+    // Koa's compressAnswers decides it): encoded when asked and worth it, 304 when
+    // If-None-Match holds the ETag of what would be sent.
+    const ok = read.answer(found, '');
+    const selected = selectRepresentation(
+      ok.body,
+      ok.headers['Content-Type'] ?? '',
+      ok.headers.ETag,
+      req.headers['accept-encoding'],
+      req.headers['if-none-match'] ?? '',
+    );
+    const status = selected.not_modified ? 304 : 200;
+    // Kept answers cost no CPU to speak of, only their bytes (a ledger page of 1,000 entries is a few reads),
+    // counted as identity whatever the coding, as Koa's read limiter counts them.
+    const bytes = status === 200 && method === 'GET' ? ok.body.length : 0;
+    const ip = client_ip(req);
+    if (!read_limit.take(ip, readsCost(read_weights, 0, bytes)).granted) return false;
+    // Encoded once the read is granted; kept with the body, so a kept answer is encoded once.
+    const sent = status === 200 ? bodyOf(ok.body, selected) : { bytes: ok.body, cpu_ms: 0 };
+    read_limit.charge(ip, encodingCharge(read_weights, selected.cpu_ms + sent.cpu_ms, bytes));
+    const headers = fixedHeaders(headersOf(ok.headers, status, selected)).slice();
+    if (ok.own_headers) headers.push(...ok.own_headers);
     // HEAD's too: Koa answers HEAD with GET's headers.
-    if (answer.status === 200) headers.push('Content-Length', String(answer.body.length));
+    if (status === 200) headers.push('Content-Length', String(sent.bytes.length));
     read_limit.appendLastHeaders(headers);
-    res.writeHead(answer.status, headers);
+    res.writeHead(status, headers);
     // Node writes no body for HEAD; the headers are GET's, Content-Length included, as Koa answers HEAD.
-    res.end(answer.status === 200 && method === 'GET' ? answer.body : undefined);
-    metrics.requestAnswered(read.route, method, answer.status, started_ms);
+    res.end(status === 200 && method === 'GET' ? sent.bytes : undefined);
+    metrics.requestAnswered(read.route, method, status, started_ms);
     return true;
   };
 }
