@@ -107,6 +107,7 @@ describe('ledger_proofs.json', () => {
     for (const vector of proofs) {
       const entry = JSON.parse(vector.entry_text) as WireEntry;
       expect(entry).toEqual(vector.entry);
+      expect(entry).toEqual(vectors['ledger.json'].entries[entry.seq - 1]);
       const { hash, ...unhashed } = entry;
       expect(canonicalizeJson(unhashed)).toBe(vector.entry_hash_input);
       expect(await sha256Hex(vector.entry_hash_input)).toBe(hash);
@@ -184,6 +185,16 @@ describe('transparency.json', () => {
     const leaves = new Map<number, string>(log.leaves.map((l: any) => [l.seq, l.leaf_hash] as [number, string]));
     for (const text of texts)
       expect(toBase64(nobleHasher.leaf(new TextEncoder().encode(text)))).toBe(leaves.get(JSON.parse(text).seq));
+    // The served text of every entry: its JCS text without `hash`, then ,"hash":"<hex>" before the closing brace.
+    const entries: WireEntry[] = vectors['ledger.json'].entries;
+    expect(log.leaves.map((l: any) => l.seq)).toEqual(entries.map((e) => e.seq));
+    for (const [i, entry] of entries.entries()) {
+      const { hash, ...unhashed } = entry;
+      const text = `${canonicalizeJson(unhashed)!.slice(0, -1)},"hash":"${hash}"}`;
+      expect(toBase64(nobleHasher.leaf(new TextEncoder().encode(text))), `seq ${entry.seq}`).toBe(
+        log.leaves[i].leaf_hash,
+      );
+    }
     for (const tile of log.tiles)
       expect(parseTilePath(tile.path)).toEqual({ level: tile.level, index: tile.index, width: tile.width });
     const tile = log.tiles.find((t: any) => t.level === 0);

@@ -969,7 +969,7 @@ async function transparencyVectors(society: GrownLedger) {
   }));
   return {
     description:
-      'The ledger of ledger.json as a C2SP tlog-tiles transparency log (docs/transparency.md). Leaf i (0-based) is the exact UTF-8 text of the entry at seq i + 1; leaf hash SHA-256(0x00 || text), node SHA-256(0x01 || left || right) (RFC 6962); hashes are standard padded base64. Checkpoints are signed notes (C2SP signed-note, tlog-checkpoint) by `log_vkey`; receipts verify offline against it; consistency proofs follow RFC 9162 section 2.1.4; the witness line is a cosignature/v1 (C2SP tlog-cosignature) by `witness_vkey` over "cosignature/v1\\ntime <t>\\n" + the checkpoint text.',
+      'The ledger of ledger.json as a C2SP tlog-tiles transparency log (docs/transparency.md). Leaf i (0-based) is the exact UTF-8 text of the entry at seq i + 1 as served: the JCS text of the entry without `hash`, then `,"hash":"<hex>"` before its closing brace (so not the JCS of the whole entry, where hash would sort before prev_hash); leaf hash SHA-256(0x00 || text), node SHA-256(0x01 || left || right) (RFC 6962); hashes are standard padded base64. Checkpoints are signed notes (C2SP signed-note, tlog-checkpoint) by `log_vkey`; receipts verify offline against it; consistency proofs follow RFC 9162 section 2.1.4; the witness line is a cosignature/v1 (C2SP tlog-cosignature) by `witness_vkey` over "cosignature/v1\\ntime <t>\\n" + the checkpoint text.',
     origin: LOG_ORIGIN,
     log_vkey: log_vkey!,
     log_key_seed_hex: hex(log_seed),
