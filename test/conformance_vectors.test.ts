@@ -15,6 +15,13 @@ import { noteVerifier, parseVerifierKey } from '../client/tlog/note_keys.js';
 import { verifyReceipt } from '../client/tlog/receipt.js';
 import { parseTilePath, tileHashes } from '../client/tlog/tile_path.js';
 import { openCheckpoint } from '../client/tlog/trusted_checkpoint.js';
+import { SignatureVerifier } from '../api/signature_verifier.js';
+import { canonicalJson as engineCanonicalJson } from '../engine/canonical.js';
+import {
+  agentIdOf as engineAgentIdOf,
+  isPrimeOrderKey as engineIsPrimeOrderKey,
+  StrongPubkeySchema,
+} from '../engine/identity.js';
 import { makeVectors, VECTOR_FILES, type VectorFile } from './vectors/make_vectors.js';
 
 /*
@@ -57,6 +64,11 @@ describe('canonical_json.json', () => {
       expect(await sha256Hex(canonical), vector.name).toBe(vector.sha256);
     }
   });
+
+  it('is what the server writes too', () => {
+    for (const vector of vectors['canonical_json.json'].cases)
+      expect(engineCanonicalJson(JSON.parse(vector.input)), vector.name).toBe(vector.canonical);
+  });
 });
 
 describe('signing.json', () => {
@@ -90,6 +102,16 @@ describe('signing.json', () => {
     for (const vector of vectors['signing.json'].rejected_signatures)
       expect(await verifyText(vector.public_key, vector.signing_string, vector.signature), vector.name).toBe(false);
   });
+
+  it("agrees with the server's identity and signature checks", () => {
+    const server = new SignatureVerifier();
+    for (const vector of vectors['signing.json'].agent_ids)
+      expect(engineAgentIdOf(vector.public_key)).toBe(vector.agent_id);
+    for (const vector of vectors['signing.json'].cases)
+      expect(server.verify(vector.public_key, vector.signing_string, vector.signature), vector.name).toBe(true);
+    for (const vector of vectors['signing.json'].rejected_signatures)
+      expect(server.verify(vector.public_key, vector.signing_string, vector.signature), vector.name).toBe(false);
+  });
 });
 
 describe('weak_keys.json', () => {
@@ -97,6 +119,13 @@ describe('weak_keys.json', () => {
     const keys = vectors['weak_keys.json'].keys;
     expect(keys.filter((key: any) => !key.valid).length).toBeGreaterThan(15);
     for (const vector of keys) expect(isPrimeOrderKey(vector.public_key), vector.reason).toBe(vector.valid);
+  });
+
+  it("agrees with the server's rule", () => {
+    for (const vector of vectors['weak_keys.json'].keys) {
+      expect(engineIsPrimeOrderKey(vector.public_key), vector.reason).toBe(vector.valid);
+      expect(StrongPubkeySchema.safeParse(vector.public_key).success, vector.reason).toBe(vector.valid);
+    }
   });
 });
 
