@@ -51,6 +51,9 @@ class Contract {
     this.ajv = new Ajv2020({ strict: false, allErrors: true });
     const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
     addFormats(this.ajv);
+    // Formats zod writes that JSON Schema does not define (z.base64(), z.base64url()): checked, not ignored.
+    this.ajv.addFormat('base64', /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/);
+    this.ajv.addFormat('base64url', /^[A-Za-z0-9_-]*$/);
     this.ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: document.components?.schemas ?? {} } });
     this.templates = Object.entries(document.paths as Record<string, Json>)
       .map(([template, item]) => ({
@@ -203,6 +206,37 @@ export function takeContractFailures(): string[] {
 }
 
 /**
+ * Checks an answer's text if it came from a watched society with a JSON content type;
+ * a mismatch is remembered for the test's end and thrown. For helpers that do not go
+ * through fetch (test/helpers/http_from.ts).
+ */
+export function checkWatchedAnswer(
+  url: URL,
+  method: string,
+  status: number,
+  content_type: string | null,
+  text: string,
+): void {
+  const state = watch();
+  if (!state.origins.has(url.origin) || !isJson(content_type) || method.toUpperCase() === 'HEAD' || text === '') return;
+  try {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ContractError(
+        `${method} ${url.pathname} answering ${status}`,
+        'a JSON content type on a body that is not JSON',
+      );
+    }
+    checkAnswer(method, url.pathname, status, content_type, body);
+  } catch (error) {
+    state.failures.push(String(error instanceof Error ? error.message : error));
+    throw error;
+  }
+}
+
+/**
  * Wraps globalThis.fetch (once): a JSON answer from a watched society is read from a
  * clone and checked before the caller gets it; a mismatch rejects the fetch and is
  * remembered for the test's end (in case a caller catches it, as a retrying client would).
@@ -217,23 +251,13 @@ export function installContractCheck(): void {
     if (!state.origins.has(url.origin) || !isJson(response.headers.get('content-type'))) return response;
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     if (method === 'HEAD') return response;
-    const text = await response.clone().text();
-    if (text === '') return response;
-    try {
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new ContractError(
-          `${method} ${url.pathname} answering ${response.status}`,
-          'a JSON content type on a body that is not JSON',
-        );
-      }
-      checkAnswer(method, url.pathname, response.status, response.headers.get('content-type'), body);
-    } catch (error) {
-      state.failures.push(String(error instanceof Error ? error.message : error));
-      throw error;
-    }
+    checkWatchedAnswer(
+      url,
+      method,
+      response.status,
+      response.headers.get('content-type'),
+      await response.clone().text(),
+    );
     return response;
   };
   Object.assign(checked, { contract_checked: true });

@@ -9,6 +9,7 @@ import {
   sha256Hex,
   signingString,
 } from '../../client/protocol.js';
+import { checkWatchedAnswer } from './contract.js';
 
 export interface Answer {
   status: number;
@@ -44,6 +45,13 @@ export class LoopbackClient {
             parsed = JSON.parse(text);
           } catch {
             // keep the text
+          }
+          try {
+            // A test society's JSON answers are held to the OpenAPI document, as fetch's are (contract_setup.ts).
+            const content_type = incoming.headers['content-type'] ?? null;
+            checkWatchedAnswer(new URL(this.base_url + path), method, incoming.statusCode!, content_type, text);
+          } catch (error) {
+            return reject(error);
           }
           resolve({ status: incoming.statusCode!, headers: incoming.headers, body: parsed });
         });
