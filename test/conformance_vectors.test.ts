@@ -192,6 +192,19 @@ describe('ledger.json', () => {
       expect(types.has(type), type).toBe(true);
   });
 
+  it('holds the first and last pages as served', () => {
+    const ledger = vectors['ledger.json'];
+    const [first, last] = ledger.pages.map((page: any) => JSON.parse(page.body));
+    expect(first.entries).toEqual(ledger.entries.slice(0, 2));
+    expect(first.next_from).toBe(3);
+    expect(last.entries).toEqual(ledger.entries.slice(-2));
+    expect(last.next_from).toBe(null);
+    for (const page of [first, last]) {
+      expect(page.head).toEqual(ledger.verdict.head);
+      expect(typeof page.recipe).toBe('string');
+    }
+  });
+
   it('fails each tampered copy at exactly its stated seq', async () => {
     const ledger = vectors['ledger.json'];
     expect(ledger.tampered.length).toBeGreaterThanOrEqual(10);

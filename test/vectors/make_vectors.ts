@@ -18,6 +18,7 @@ import { Checkpoints } from '../../api/log/checkpoints.js';
 import { loadLogKey } from '../../api/log/log_key.js';
 import { TransparencyLog } from '../../api/log/transparency_log.js';
 import { LOG_KEY_FILE } from '../../api/data_folder.js';
+import { LedgerPages } from '../../api/ledger_pages.js';
 import { Engine, findAct, MemoryStore, type SubmitResult } from '../../engine/index.js';
 import { DIRECTIONS, type Direction } from '../../engine/world/geometry.js';
 import {
@@ -812,7 +813,7 @@ async function ledgerVectors(society: GrownLedger) {
   }
   return {
     description:
-      'A ledger grown by a real Engine (fixed keys, fixed clock, fixed nonces), as GET /api/v1/ledger serves its entries, and tampered copies. Verify `entries` with the recipe of docs/protocol.md ("The ledger", "Ledger revisions and ap_spent"): it must pass, ending at `head`. Each tampered copy is entries[0 .. keep) followed by `tail`; a verifier must accept every entry before `fail_seq` and refuse the entry at position `fail_seq` (1-based), which is the copy\'s last: entries after it cannot matter and are left out. `reason` is what this project\'s verifier says, for orientation only.',
+      'A ledger grown by a real Engine (fixed keys, fixed clock, fixed nonces), as GET /api/v1/ledger serves its entries, and tampered copies. Verify `entries` with the recipe of docs/protocol.md ("The ledger", "Ledger revisions and ap_spent"): it must pass, ending at `head`. Each tampered copy is entries[0 .. keep) followed by `tail`; a verifier must accept every entry before `fail_seq` and refuse the entry at position `fail_seq` (1-based), which is the copy\'s last: entries after it cannot matter and are left out. `reason` is what this project\'s verifier says, for orientation only. `pages` holds the first and the last page of GET /api/v1/ledger at limit 2, their bodies exactly as served.',
     keys: Object.fromEntries(
       Object.entries(society.keys).map(([label, key]) => [
         label,
@@ -825,6 +826,7 @@ async function ledgerVectors(society: GrownLedger) {
       entries_checked: entries.length,
       head: { seq: entries.length, hash: entries.at(-1)!.hash },
     },
+    pages: servedPages(society),
     entries,
     tampered: await Promise.all(
       tampered.map(async (t) => ({
@@ -837,6 +839,19 @@ async function ledgerVectors(society: GrownLedger) {
       })),
     ),
   };
+}
+
+/** The first and the last page of GET /api/v1/ledger at limit 2, as the server writes their bodies. */
+function servedPages(society: GrownLedger) {
+  const { store, entries } = society;
+  const pages = new LedgerPages({
+    head: () => store.ledgerHead(),
+    page: (from, limit) => store.ledgerPage(from, limit),
+  });
+  return [1, entries.length - 1].map((from) => ({
+    path: `/api/v1/ledger?from=${from}&limit=2`,
+    body: pages.page(from, 2).body.toString('utf8'),
+  }));
 }
 
 /** The first problem the client's verifier reports on a chain, if any. */
