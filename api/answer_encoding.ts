@@ -270,6 +270,7 @@ export function compressAnswers(read_limit: AddressLimit, weights: ReadWeights):
       ctx.set('Content-Encoding', selected.coding);
     }
     // Reads are charged what they cost (read_cost.ts); writes have their own limits.
-    if (isLimitedRead(ctx.method, ctx.path)) read_limit.charge(ctx.ip, encodingCharge(weights, cpu_ms, bytes.byteLength));
+    if (isLimitedRead(ctx.method, ctx.path))
+      read_limit.charge(ctx.ip, encodingCharge(weights, cpu_ms, bytes.byteLength));
   };
 }

@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressLimit } from './address_limit.js';
-import { bodyOf, encodingCharge, selectRepresentation, VARY_ACCEPT_ENCODING, type Selected } from './answer_encoding.js';
+import {
+  bodyOf,
+  encodingCharge,
+  selectRepresentation,
+  VARY_ACCEPT_ENCODING,
+  type Selected,
+} from './answer_encoding.js';
 import type { Metrics } from './metrics.js';
 import { isLimitedRead, securityHeadersFor } from './read_limiter.js';
 import { readsCost, type ReadWeights } from './read_cost.js';
