@@ -100,6 +100,7 @@ describe('answers compressed when the client asks', () => {
       expect(encoded.headers['content-type'], coding).toBe(identity.headers['content-type']);
       expect(Number(encoded.headers['content-length']), coding).toBe(encoded.bytes.length);
       expect(encoded.bytes.length, coding).toBeLessThan(identity.bytes.length);
+      console.log(`${path}: ${identity.bytes.length} B, ${coding} ${encoded.bytes.length} B`);
       expect(anonymous(decoded(encoded)), `${path} ${coding}`).toBe(anonymous(identity.bytes));
       if (!path.startsWith('/charter')) expect(decoded(encoded).equals(identity.bytes), `${path} ${coding}`).toBe(true);
       if (identity.headers.etag) expect(encoded.headers.etag).toBe(encodedEtag(String(identity.headers.etag), coding));
