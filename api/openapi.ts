@@ -6,7 +6,13 @@ import { actPaths } from './openapi/acts.js';
 import { declaredOperation } from './openapi/declared.js';
 import { SchemaComponents, type JsonSchema, type PathItem } from './openapi/json_schema.js';
 import { readPaths } from './openapi/reads.js';
-import { HEADERS, REFUSAL_SCHEMA, SECURITY_SCHEMES, VALIDATION_SCHEMA } from './openapi/responses.js';
+import {
+  HEADERS,
+  REFUSAL_SCHEMA,
+  REPLICA_REDIRECT_SCHEMA,
+  SECURITY_SCHEMES,
+  VALIDATION_SCHEMA,
+} from './openapi/responses.js';
 
 /** Every route the document declares: those neither acts nor catalogue reads (the catalogue's pages among them). */
 export const DECLARED_ROUTES: readonly RouteDoc[] = [
@@ -44,6 +50,7 @@ function buildDocument(): JsonSchema {
   const components = new SchemaComponents();
   components.add('Refusal', REFUSAL_SCHEMA);
   components.add('ValidationError', VALIDATION_SCHEMA);
+  components.add('ReplicaRedirect', REPLICA_REDIRECT_SCHEMA);
   const paths: Record<string, PathItem> = { ...actPaths(components) };
   for (const [path, item] of Object.entries(readPaths(components))) paths[path] = { ...paths[path], ...item };
   for (const doc of DECLARED_ROUTES) {

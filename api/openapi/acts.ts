@@ -2,7 +2,7 @@ import { ActRequestSchema } from '../act_routes.js';
 import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
 import { ACT_RULE_CODES, actGateCodes } from './act_refusals.js';
 import { ALWAYS_CODES, JSON_BODY_CODES, SIGNATURE_CODES, SIGNED } from './responses.js';
-import { ACT_ANSWER_HEADERS, refusalResponses } from './responses.js';
+import { ACT_ANSWER_HEADERS, refusalResponses, replicaRedirectResponse } from './responses.js';
 import { type ActDefinition, CATALOGUE, register, type RefusalCode } from '../../engine/index.js';
 
 const LEDGER_RANGE: JsonSchema = {
@@ -61,6 +61,8 @@ function signedActResponses(success: JsonSchema, description: string, codes: Ref
   const refusals = [...SIGNATURE_CODES, ...JSON_BODY_CODES, ...codes, ...ACT_RULE_CODES, ...ALWAYS_CODES];
   return {
     '200': { description, headers: ACT_ANSWER_HEADERS, content: { 'application/json': { schema: success } } },
+    // Every act is a write as a read replica sees it (api/cluster/replica_writes.ts).
+    '307': replicaRedirectResponse(),
     ...refusalResponses(refusals, { signed: true }),
   };
 }

@@ -8,7 +8,9 @@ import {
   SIGNATURE_CODES,
   SIGNED,
   refusalResponses,
+  replicaRedirectResponse,
   textOrBinary,
+  writerOnly,
 } from './responses.js';
 import { type RefusalCode } from '../../engine/index.js';
 
@@ -44,6 +46,8 @@ export function declaredCodes(doc: RouteDoc): RefusalCode[] {
     ...(doc.body?.raw ? (['UNSUPPORTED_MEDIA_TYPE'] as const) : []),
     ...(doc.signed ? SIGNATURE_CODES : []),
     ...(doc.signed?.by === 'founder' ? (['FOUNDER_ONLY'] as const) : []),
+    // A read replica with no writer to send it to (a replicated society's failover).
+    ...(writerOnly(doc.method, doc.path) ? (['NOT_LEADER'] as const) : []),
     ...ALWAYS_CODES,
   ];
 }
@@ -65,6 +69,7 @@ export function declaredOperation(doc: RouteDoc, components: SchemaComponents): 
       ...(content ? { content } : {}),
     };
   }
+  if (writerOnly(doc.method, doc.path) && !responses['307']) responses['307'] = replicaRedirectResponse();
   for (const [status, refusal] of Object.entries(refusalResponses(declaredCodes(doc), { signed: Boolean(doc.signed) })))
     responses[status] = responses[status] ? eitherResponse(responses[status], refusal) : refusal;
   const notes = [

@@ -182,3 +182,45 @@ export function validationResponse(): JsonSchema {
   const schema = { $ref: '#/components/schemas/ValidationError' };
   return { description: 'The request does not match its schema', content: { 'application/json': { schema } } };
 }
+
+/**
+ * Whether a read replica sends this request on to the writer: every method but GET, HEAD
+ * and OPTIONS save POST /mcp (its tools are reads), and GET /api/v1/nonce (only the
+ * writer's nonce book can check the nonce later). The rule of api/cluster/replica_writes.ts.
+ */
+export function writerOnly(method: string, path: string): boolean {
+  const upper = method.toUpperCase();
+  if (upper === 'GET' || upper === 'HEAD') return path === '/api/v1/nonce';
+  if (upper === 'OPTIONS') return false;
+  return !(upper === 'POST' && path === '/mcp');
+}
+
+/** The body of a read replica's 307 (api/cluster/replica_writes.ts). */
+export const REPLICA_REDIRECT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['redirect', 'location'],
+  properties: {
+    redirect: { type: 'string', description: 'Why: this node is a read replica' },
+    location: {
+      type: 'string',
+      format: 'uri',
+      description: 'The same request at the writer (also the Location header)',
+    },
+  },
+};
+
+/**
+ * A writer-only request sent to a read replica of a replicated society: 307 to the
+ * writer, method and body kept (a signature never covers the host, so it holds there).
+ * With no writer known, the replica answers 503 NOT_LEADER instead.
+ */
+export function replicaRedirectResponse(): JsonSchema {
+  return {
+    description: 'A read replica sends the request on to the writer, method and body kept (a replicated society only)',
+    headers: {
+      Location: { description: 'The same request at the writer', schema: { type: 'string', format: 'uri' } },
+      'Cache-Control': { description: 'no-store', schema: { type: 'string' } },
+    },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ReplicaRedirect' } } },
+  };
+}
