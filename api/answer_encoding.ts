@@ -13,11 +13,13 @@ import { isLimitedRead } from './read_limiter.js';
  *
  * What is compressed: text (HTML, JSON, Markdown, plain text, XML and RSS, CSS, scripts)
  * of at least COMPRESS_BYTES_MIN bytes; never an event stream (each event must reach the
- * reader as it happens, and a compressor holds bytes back), never a binary (already
- * compact: chunk binaries are run-length encoded, hash tiles are random). An entry bundle
- * (application/octet-stream too, but canonical JSON entries with length prefixes) is
- * compressed when measurement says so: the fast path keeps its encoded variant per kept
- * body (keptEncoding), which a tile is.
+ * reader as it happens, and a compressor holds bytes back), never a binary but one: hash
+ * tiles are random (gzip makes them larger), and chunk binaries are run-length encoded
+ * and small (33 bytes for a plain one), and their ETags are announced as they are by
+ * GET /api/v1/world/changes, which an encoded variant's ETag would not match. The one is
+ * the entry bundle (application/octet-stream too, but JSON entries with length prefixes,
+ * a third of their size gzipped), encoded when measurement says so; its encoded variants
+ * are kept with its bytes (keptEncoding), so a bundle is compressed once.
  */
 
 export type Coding = 'br' | 'gzip';
@@ -69,11 +71,14 @@ export function chosenCoding(accept_encoding: string | undefined): Coding | unde
 const chosen = new Map<string, Coding | ''>();
 const CHOSEN_KEPT_MAX = 256;
 
-/** How answers of a media type are encoded: by their size (text), by measurement (binaries kept), or never. */
+/** How answers are encoded: by their size (text), by measurement (entry bundles), or never. */
 export type EncodingPolicy = 'text' | 'measured' | 'never';
 
-/** The policy for a Content-Type (parameters ignored). */
-export function encodingPolicy(content_type: string): EncodingPolicy {
+/** The only binaries encoded: entry bundles, JSON text inside (the tile route's path for them). */
+const ENTRY_BUNDLES_AT = '/log/tile/entries/';
+
+/** The policy for an answer's Content-Type (parameters ignored) and the path it answers. */
+export function encodingPolicy(content_type: string, path: string): EncodingPolicy {
   const type = content_type.split(';', 1)[0]!.trim().toLowerCase();
   if (type === 'text/event-stream') return 'never';
   if (type.startsWith('text/')) return 'text';
@@ -86,7 +91,7 @@ export function encodingPolicy(content_type: string): EncodingPolicy {
     type.endsWith('+xml')
   )
     return 'text';
-  if (type === 'application/octet-stream') return 'measured';
+  if (type === 'application/octet-stream' && path.startsWith(ENTRY_BUNDLES_AT)) return 'measured';
   return 'never';
 }
 
@@ -177,13 +182,14 @@ export interface Selected {
  * size decides): bodyOf makes it once the read is granted. A binary's is, kept with it.
  */
 export function selectRepresentation(
+  path: string,
   body: Uint8Array,
   content_type: string,
   etag: string | undefined,
   accept_encoding: string | undefined,
   if_none_match: string,
 ): Selected {
-  const policy = encodingPolicy(content_type);
+  const policy = encodingPolicy(content_type, path);
   let varies = policy !== 'never' && body.byteLength >= COMPRESS_BYTES_MIN;
   let coding = varies ? chosenCoding(accept_encoding) : undefined;
   let cpu_ms = 0;
@@ -253,7 +259,7 @@ export function compressAnswers(read_limit: AddressLimit, weights: ReadWeights):
     else bytes = Buffer.from(JSON.stringify(body));
     const type = String(ctx.response.get('Content-Type'));
     const etag = ctx.response.get('ETag') || undefined;
-    const selected = selectRepresentation(bytes, type, etag, ctx.get('Accept-Encoding'), if_none_match);
+    const selected = selectRepresentation(ctx.path, bytes, type, etag, ctx.get('Accept-Encoding'), if_none_match);
     if (selected.varies) ctx.vary(VARY_ACCEPT_ENCODING);
     if (selected.etag !== undefined) ctx.set('ETag', selected.etag);
     let cpu_ms = selected.cpu_ms;

@@ -141,6 +141,7 @@ export function fastReads(reads: readonly FastRead<unknown>[], deps: FastReadDep
     // If-None-Match holds the ETag of what would be sent.
     const ok = read.answer(found, '');
     const selected = selectRepresentation(
+      path,
       ok.body,
       ok.headers['Content-Type'] ?? '',
       ok.headers.ETag,
