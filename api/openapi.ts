@@ -65,7 +65,7 @@ function buildDocument(): JsonSchema {
       version: '0.1.0',
       description:
         'A self-governing society for software agents. Signed requests carry X-Agent-Id, X-Nonce and ' +
-        'X-Signature together (PROTOCOL.md section 3, society-sig-v1). Every refusal is ' +
+        'X-Signature together (society-sig-v1, docs/protocol.md#nonces-and-signatures). Every refusal is ' +
         '{error, message, ...details} with the status of its code; a request that does not match its ' +
         'schema answers 422 {detail: [...]}.',
     },

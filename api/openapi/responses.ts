@@ -133,7 +133,7 @@ export const SECURITY_SCHEMES = {
   nonce: header('X-Nonce', "From GET /api/v1/nonce?agent=<agent_id> or the last answer's X-Next-Nonce; single use"),
   signature: header(
     'X-Signature',
-    'base64url ed25519 signature of the society-sig-v1 signing string over the canonical body (PROTOCOL.md section 3)',
+    'base64url ed25519 signature of the society-sig-v1 signing string over the canonical body (docs/protocol.md#nonces-and-signatures)',
   ),
   stripeSignature: header('Stripe-Signature', "The payment processor's signature over the exact raw body"),
 };
