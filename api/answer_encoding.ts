@@ -183,17 +183,17 @@ export interface Selected {
  */
 export function selectRepresentation(
   path: string,
-  body: Uint8Array,
+  body: Uint8Array | string,
   content_type: string,
   etag: string | undefined,
   accept_encoding: string | undefined,
   if_none_match: string,
 ): Selected {
   const policy = encodingPolicy(content_type, path);
-  let varies = policy !== 'never' && body.byteLength >= COMPRESS_BYTES_MIN;
+  let varies = policy !== 'never' && atLeastBytes(body, COMPRESS_BYTES_MIN);
   let coding = varies ? chosenCoding(accept_encoding) : undefined;
   let cpu_ms = 0;
-  if (varies && policy === 'measured') {
+  if (varies && policy === 'measured' && typeof body !== 'string') {
     // A binary varies only if encoding it pays (measured once with gzip), and is sent in the asked coding only if that does.
     const gzip = keptEncoding(body, 'gzip', 'measured');
     cpu_ms += gzip.cpu_ms;
@@ -209,9 +209,25 @@ export function selectRepresentation(
   return { varies, coding, etag: sent_etag, not_modified, cpu_ms };
 }
 
+/** Whether a body is at least `bytes` long in UTF-8, without encoding a string (a UTF-8 byte per UTF-16 unit at least). */
+function atLeastBytes(body: Uint8Array | string, bytes: number): boolean {
+  if (typeof body !== 'string') return body.byteLength >= bytes;
+  return body.length >= bytes || Buffer.byteLength(body) >= bytes;
+}
+
 /** The bytes sent for a selected representation, and the CPU making them took now (0 when kept). */
-export function bodyOf(body: Uint8Array, selected: Selected): { bytes: Uint8Array; cpu_ms: number } {
+export function bodyOf<Body extends Uint8Array | string>(
+  body: Body,
+  selected: Selected,
+): { bytes: Body | Buffer; cpu_ms: number } {
   if (!selected.coding) return { bytes: body, cpu_ms: 0 };
+  if (typeof body === 'string') {
+    // A text made for this request alone (Koa's): encoded now, nothing to keep it with.
+    const started = process.cpuUsage();
+    const bytes = encode(Buffer.from(body), selected.coding);
+    const { user, system } = process.cpuUsage(started);
+    return { bytes, cpu_ms: (user + system) / 1000 };
+  }
   // A binary's was made and kept when it was selected; a text's is made once per body object.
   const { bytes, cpu_ms } = keptEncoding(body, selected.coding, 'text');
   return { bytes: bytes ?? body, cpu_ms };
@@ -252,14 +268,14 @@ export function compressAnswers(read_limit: AddressLimit, weights: ReadWeights):
     await next();
     if (ctx.status !== 200 || !ctx.body || ctx.response.get('Content-Encoding') || ctx.res.headersSent) return;
     const body: unknown = ctx.body;
-    let bytes: Uint8Array;
-    if (typeof body === 'string') bytes = Buffer.from(body);
-    else if (body instanceof Uint8Array) bytes = body;
+    // Not copied to bytes unless encoded: most answers go as they are.
+    let text: Uint8Array | string;
+    if (typeof body === 'string' || body instanceof Uint8Array) text = body;
     else if (typeof (body as { pipe?: unknown }).pipe === 'function') return;
-    else bytes = Buffer.from(JSON.stringify(body));
+    else text = JSON.stringify(body);
     const type = String(ctx.response.get('Content-Type'));
     const etag = ctx.response.get('ETag') || undefined;
-    const selected = selectRepresentation(ctx.path, bytes, type, etag, ctx.get('Accept-Encoding'), if_none_match);
+    const selected = selectRepresentation(ctx.path, text, type, etag, ctx.get('Accept-Encoding'), if_none_match);
     if (selected.varies) ctx.vary(VARY_ACCEPT_ENCODING);
     if (selected.etag !== undefined) ctx.set('ETag', selected.etag);
     let cpu_ms = selected.cpu_ms;
@@ -268,7 +284,7 @@ export function compressAnswers(read_limit: AddressLimit, weights: ReadWeights):
       ctx.status = 304;
       ctx.body = null;
     } else if (selected.coding) {
-      const sent = bodyOf(bytes, selected);
+      const sent = bodyOf(text, selected);
       cpu_ms += sent.cpu_ms;
       ctx.body = sent.bytes;
       // A Buffer body keeps the type the route set.
@@ -276,7 +292,9 @@ export function compressAnswers(read_limit: AddressLimit, weights: ReadWeights):
       ctx.set('Content-Encoding', selected.coding);
     }
     // Reads are charged what they cost (read_cost.ts); writes have their own limits.
-    if (isLimitedRead(ctx.method, ctx.path))
-      read_limit.charge(ctx.ip, encodingCharge(weights, cpu_ms, bytes.byteLength));
+    if (cpu_ms > 0 && isLimitedRead(ctx.method, ctx.path)) {
+      const identity_bytes = typeof text === 'string' ? Buffer.byteLength(text) : text.byteLength;
+      read_limit.charge(ctx.ip, encodingCharge(weights, cpu_ms, identity_bytes));
+    }
   };
 }
