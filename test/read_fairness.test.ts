@@ -46,11 +46,11 @@ const HEAVY_BATCH = JSON.stringify(
 
 /**
  * The stated bound (README, Limits): while one client reads the costliest routes at the
- * allowed rate, another address's /healthz p99 stays under 300 ms here (about 70 ms on a
- * quiet machine; the margin is for a busy CI machine). Before calls of a batch were
+ * allowed rate, another address's /healthz p99 stays under 600 ms here (about 30 to 70 ms on a
+ * quiet machine; the margin is for a CI machine running other test files beside it). Before calls of a batch were
  * interleaved with other requests, one such batch held the event loop for its 16 calls.
  */
-const HEALTHZ_P99_BOUND_MS = 300;
+const HEALTHZ_P99_BOUND_MS = 600;
 
 describe('one client reading the costliest routes at the allowed rate', () => {
   let society: TestSociety;

@@ -13,7 +13,11 @@ const Level = z.int().min(0).max(63).describe('The tile level: its hashes are of
 const Width = z.int().min(1).max(255).describe('How many hashes (or entries) a partial tile holds');
 
 const CACHING = {
-  ETag: { description: 'The SHA-256 of the bytes: send it back in If-None-Match', schema: { type: 'string' } },
+  ETag: {
+    description:
+      'The SHA-256 of the bytes, quoted; with -gzip or -br inside the quotes when the answer is compressed (each representation has its own): send it back in If-None-Match',
+    schema: { type: 'string' },
+  },
   'Cache-Control': {
     description: 'A full tile: public, max-age=31536000, immutable; a partial one: public, max-age=1',
     schema: { type: 'string' },

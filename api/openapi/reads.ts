@@ -30,7 +30,11 @@ export function parametersOf(path: string, args: JsonSchema): JsonSchema[] {
 }
 
 const ETAG = {
-  ETag: { description: 'The content hash, if any: send it back in If-None-Match', schema: { type: 'string' } },
+  ETag: {
+    description:
+      'The content hash, if any; with -gzip or -br inside the quotes when the answer is compressed: send it back in If-None-Match',
+    schema: { type: 'string' },
+  },
 };
 
 /** The 200 of a read, and for bytes the 304 a client holding the current ETag gets instead. */
