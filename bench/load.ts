@@ -117,7 +117,15 @@ export async function benchReads(
   // LOAD_PROFILE=DIR writes a CPU profile of the server under load into DIR (--cpu-prof), as bench:load does.
   const profile_args = process.env.LOAD_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LOAD_PROFILE}`] : [];
   const server = spawn(process.execPath, [...profile_args, here('../api/main.js')], {
-    env: { ...process.env, DATA_DIR: dir, PORT: '0', READS_PER_SECOND: '1000000', READ_BURST: '1000000', READ_CPU_SHARE: '64', READ_BYTES_PER_SECOND: '1073741824' },
+    env: {
+      ...process.env,
+      DATA_DIR: dir,
+      PORT: '0',
+      READS_PER_SECOND: '1000000',
+      READ_BURST: '1000000',
+      READ_CPU_SHARE: '64',
+      READ_BYTES_PER_SECOND: '1073741824',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {

@@ -22,7 +22,13 @@ afterAll(async () => {
   rmSync(data_dir, { recursive: true, force: true });
 });
 
-const env = { DATA_DIR: data_dir, BACKUP_EVERY_SECONDS: '0', READS_PER_SECOND: '100000', READ_BURST: '100000', READ_CPU_SHARE: '64' };
+const env = {
+  DATA_DIR: data_dir,
+  BACKUP_EVERY_SECONDS: '0',
+  READS_PER_SECOND: '100000',
+  READ_BURST: '100000',
+  READ_CPU_SHARE: '64',
+};
 
 async function start(): Promise<TesseraClient> {
   server = await startChildServer(env);
