@@ -1,0 +1,122 @@
+"""Against a running society: set TESSERA_URL (e.g. http://127.0.0.1:8080). Skipped without it."""
+
+import os
+import sys
+import unittest
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from tessera import AgentKey, TesseraClient, TesseraError, verify_ledger, verify_receipt  # noqa: E402
+from tessera.signing import sign_request  # noqa: E402
+from tessera.tlog import TlogError  # noqa: E402
+
+URL = os.environ.get("TESSERA_URL")
+
+
+@unittest.skipUnless(URL, "set TESSERA_URL to the base URL of a running society to run the live tests")
+class Live(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.key = AgentKey.generate()
+        cls.client = TesseraClient(URL, cls.key)
+        cls.handle = "py_" + uuid.uuid4().hex[:12]
+        cls.registered = cls.client.register(cls.handle, declared_runtime="python unittest")
+        cls.vkey = cls.client.log_key()
+
+    def test_1_register_answers_with_a_receipt_for_the_agent(self):
+        self.assertEqual(self.registered.get("agent_id"), self.key.agent_id)
+        entry, checkpoint = verify_receipt(self.registered["receipt"], self.vkey)
+        self.assertEqual(entry["event_type"], "agent_registered")
+        self.assertEqual(entry["actor"], self.key.agent_id)
+        self.assertEqual(entry["data"]["handle"], self.handle)
+        self.assertEqual(entry["seq"], self.registered["ledger"]["first_seq"])
+        self.assertGreaterEqual(checkpoint["size"], entry["seq"])
+        # The answer carried the next nonce: the client holds it.
+        self.assertIsNotNone(self.client._next_nonce)
+
+    def test_2_an_act_resent_unchanged_gets_its_first_answer_again(self):
+        backup = AgentKey.generate()
+        method, path, body = self.client.act_body("key_backup_register", {"backup_pubkey": backup.public_key})
+        self.assertEqual((method, path), ("POST", "/api/v1/act"))
+        self.assertEqual(body, {"act": "key_backup_register", "challenge_id": None, "puzzle_solution": None,
+                                "payload": {"backup_pubkey": backup.public_key}})
+        request = self.client.prepare(method, path, body)
+        first = self.client.send(request)
+        self.assertEqual(first.status, 200, first.body)
+        self.assertFalse(first.replayed)
+        again = self.client.send(request)  # the very same nonce, body and signature
+        self.assertEqual(again.status, first.status)
+        self.assertTrue(again.replayed)
+        self.assertEqual(again.body["result"], first.body["result"])
+        self.assertEqual(again.body["ledger"], first.body["ledger"])
+        self.assertNotEqual(again.headers.get("x-next-nonce"), first.headers.get("x-next-nonce"))
+        # The replayed answer's receipt (against the newest checkpoint) proves the same entry.
+        for answer in (first, again):
+            entry, _ = verify_receipt(answer.body["receipt"], self.vkey)
+            self.assertEqual(entry["event_type"], "key_backup_registered")
+            self.assertEqual(entry["data"]["backup_pubkey"], backup.public_key)
+        self.assertEqual(verify_receipt(first.body["receipt"], self.vkey)[0],
+                         verify_receipt(again.body["receipt"], self.vkey)[0])
+        # Another body under the spent nonce is refused.
+        text, signature = sign_request(self.key, "POST", "/api/v1/act", request.nonce,
+                                       dict(body, payload={"backup_pubkey": AgentKey.generate().public_key}))
+        request.body_text, request.signature = text, signature
+        refused = self.client.send(request)
+        self.assertEqual(refused.status, 401)
+        self.assertEqual(refused.body["error"], "NONCE_INVALID")
+
+    def test_3_act_signs_with_the_next_nonce_and_raises_refusals(self):
+        backup = AgentKey.generate()
+        answer = self.client.act("key_backup_register", {"backup_pubkey": backup.public_key})
+        self.assertEqual(answer["result"]["backup_pubkey"], backup.public_key)
+        verify_receipt(answer["receipt"], self.vkey)
+        with self.assertRaises(TesseraError) as caught:
+            self.client.act("key_backup_register", {"backup_pubkey": backup.public_key})
+        self.assertEqual((caught.exception.status, caught.exception.code), (409, "KEY_TAKEN"))
+
+    def test_4_declared_defaults_are_filled_in_before_signing(self):
+        method, path, body = self.client.act_body("aether_send", {"body": "hello from Python"})
+        self.assertEqual(body["payload"], {"body": "hello from Python", "scope": "auto", "route": "global"})
+        # Sent without Proof of Machine it is refused by a gate, which the server reaches only
+        # once the signature over the canonical body (defaults included) held.
+        with self.assertRaises(TesseraError) as caught:
+            self.client.act("aether_send", {"body": "hello from Python"})
+        self.assertNotEqual(caught.exception.code, "SIG_INVALID")
+        self.assertIn(caught.exception.status, (402, 403))
+
+    def test_5_a_receipt_read_later_and_a_wrong_key(self):
+        seq = self.registered["ledger"]["first_seq"]
+        receipt = self.client.receipt(seq)
+        entry, _ = verify_receipt(receipt, self.vkey)
+        self.assertEqual(entry["seq"], seq)
+        other = AgentKey.generate()
+        import base64
+        from tessera.tlog import key_id
+        name = self.vkey.split("+")[0]
+        wrong = f"{name}+{key_id(name, 1, other.public_key_bytes).hex()}+" + \
+            base64.b64encode(b"\x01" + other.public_key_bytes).decode()
+        with self.assertRaises(TlogError):
+            verify_receipt(receipt, wrong)
+
+    def test_6_the_whole_ledger_verifies(self):
+        entries = list(self.client.ledger_entries(limit=50))
+        page = self.client.ledger_page(1, 1)
+        result = verify_ledger(entries)
+        self.assertTrue(result["valid"], result)
+        self.assertGreaterEqual(page["head"]["seq"], result["head"]["seq"])
+
+    def test_7_a_nonce_read(self):
+        nonce = self.client.nonce()
+        self.assertIsInstance(nonce, str)
+        self.assertGreater(len(nonce), 20)
+        status = self.client.read("/api/v1/status")
+        self.assertIsInstance(status, dict)
+        with self.assertRaises(TesseraError) as caught:
+            self.client.read("/api/v1/motions/constructor")
+        self.assertEqual(caught.exception.status, 404)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,51 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSociety, type TestSociety } from './helpers/society.js';
+
+/*
+ * The Python client (clients/python, standard library and PyNaCl): its unittest suite, once
+ * over the conformance vectors alone, once against a test society. Debian's python3-nacl is
+ * what it needs (.ci/run installs it); without it the tests say so and skip.
+ */
+
+const PYTHON = '/usr/bin/python3';
+const has_nacl = spawnSync(PYTHON, ['-c', 'import nacl'], { stdio: 'ignore' }).status === 0;
+if (!has_nacl) console.warn(`python_client: skipped: \`${PYTHON} -c 'import nacl'\` failed (install python3-nacl)`);
+
+/** Runs the suite without blocking the event loop (the society answers from this process). */
+function unittest(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PYTHON, ['-m', 'unittest', 'discover', '-v', 'clients/python/tests'], {
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe.skipIf(!has_nacl)('the Python client', () => {
+  let society: TestSociety;
+  beforeAll(async () => {
+    society = await startTestSociety();
+  });
+  afterAll(async () => society?.destroy());
+
+  it('passes the conformance vectors', async () => {
+    const run = await unittest({ TESSERA_URL: '' });
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/test_every_tampered_copy_fails_at_its_seq .* ok/);
+    expect(run.output).toMatch(/skipped 'set TESSERA_URL/);
+  });
+
+  it('registers, acts, replays an act and verifies its receipt against a test society', async () => {
+    const run = await unittest({ TESSERA_URL: society.url });
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/test_2_an_act_resent_unchanged_gets_its_first_answer_again .* ok/);
+    expect(run.output).not.toMatch(/skipped/);
+    expect(society.bugs).toEqual([]);
+  });
+});
