@@ -90,6 +90,11 @@ def fill_defaults(schema, value):
     return value
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
 def _network_errors():
     return (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError, OSError)
 
@@ -106,16 +111,29 @@ class TesseraClient:
         self._next_nonce = None  # (nonce, valid until, on the monotonic clock)
         self._rules = None
         self.last_answer = None
+        # Redirects are followed by _http itself, with the request unchanged.
+        self._opener = urllib.request.build_opener(_NoRedirect)
 
     # --- HTTP -------------------------------------------------------------------------------
 
     def _http(self, method, path, body_bytes=None, headers=None):
-        """One sending; returns an Answer for any HTTP status, raises on a network failure."""
-        request = urllib.request.Request(self.base_url + path, data=body_bytes, method=method,
-                                         headers=dict(headers or {}))
+        """One sending; returns an Answer for any HTTP status, raises on a network failure. A 307 or
+        308 (a read replica pointing at the writer) is followed with the very same request, up to
+        five times: the signature covers the path, never the host."""
+        url = self.base_url + path
+        for _ in range(5):
+            answer = self._http_once(method, url, body_bytes, headers)
+            location = answer.headers.get("location")
+            if answer.status not in (307, 308) or not location:
+                return answer
+            url = urllib.parse.urljoin(url, location)
+        return answer
+
+    def _http_once(self, method, url, body_bytes, headers):
+        request = urllib.request.Request(url, data=body_bytes, method=method, headers=dict(headers or {}))
         request.add_header("Accept", "application/json")
         try:
-            response = urllib.request.urlopen(request, timeout=self.timeout)
+            response = self._opener.open(request, timeout=self.timeout)
         except urllib.error.HTTPError as error:
             response = error
         with response:

@@ -139,7 +139,7 @@ class NoteVerifier:
     """A verifier key <name>+<hex key id>+<base64(type || key)>, for Ed25519 (0x01) or cosignature/v1 (0x04)."""
 
     def __init__(self, vkey):
-        parts = vkey.split("+")
+        parts = vkey.split("+", 2)  # the name and key id hold no '+'; the base64 key may
         if len(parts) != 3:
             raise TlogError("a verifier key is name+keyid+key")
         name, hex_id, key_b64 = parts

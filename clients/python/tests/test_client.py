@@ -64,6 +64,9 @@ def make_server(script):
             return self.answer(404, {"error": "NOT_FOUND", "message": "no"})
 
         def do_POST(self):
+            if self.path.startswith("/replica"):
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                return self.answer(307, {}, {"Location": self.path[len("/replica"):]})
             body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
             script.posts.append({"path": self.path, "body": body, "nonce": self.headers["X-Nonce"],
                                  "signature": self.headers["X-Signature"], "agent": self.headers["X-Agent-Id"]})
@@ -142,6 +145,15 @@ class Retries(unittest.TestCase):
         with self.assertRaises(TesseraError) as caught:
             client.signed("POST", "/api/v1/act", {"a": 1})
         self.assertEqual(caught.exception.code, "NONCE_INVALID")
+
+    def test_a_307_is_followed_with_the_same_request(self):
+        client = self.client_for([(200, {"ok": 1}, {})])
+        request = client.prepare("POST", "/api/v1/act", {"a": 1})
+        request.path = "/replica/api/v1/act"
+        answer = client.send(request)
+        self.assertEqual((answer.status, answer.body), (200, {"ok": 1}))
+        self.assertEqual(self.script.posts[0]["path"], "/api/v1/act")
+        self.assertEqual(self.script.posts[0]["signature"], request.signature)
 
     def test_a_validation_refusal(self):
         client = self.client_for([(422, {"detail": [{"loc": ["body", "handle"], "msg": "bad"}]}, {})])

@@ -25,6 +25,16 @@ class Live(unittest.TestCase):
         cls.registered = cls.client.register(cls.handle, declared_runtime="python unittest")
         cls.vkey = cls.client.log_key()
 
+    def test_0_the_readme_example_runs(self):
+        with open(os.path.join(HERE, "..", "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+        code = code.replace("http://127.0.0.1:8080", URL).replace('"my_agent"', repr("py_" + uuid.uuid4().hex[:12]))
+        code = code.replace('sys.path.insert(0, "clients/python")', "pass")
+        printed = []
+        exec(compile(code, "README.md", "exec"), {"print": lambda *a: printed.append(a)})
+        self.assertEqual(printed[0][1], "key_backup_registered")
+
     def test_1_register_answers_with_a_receipt_for_the_agent(self):
         self.assertEqual(self.registered.get("agent_id"), self.key.agent_id)
         entry, checkpoint = verify_receipt(self.registered["receipt"], self.vkey)

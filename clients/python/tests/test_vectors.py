@@ -167,6 +167,23 @@ class TransparencyLog(unittest.TestCase):
         with self.assertRaises(tlog.TlogError):
             tlog.verify_checkpoint(note, self.vectors["cosignature"]["witness_vkey"].replace("+BM", "+AM"))
 
+    def test_a_verifier_key_whose_base64_holds_a_plus(self):
+        # Standard base64 may hold '+': only the first two split the name, the key id and the key.
+        for seed in range(64):
+            key = AgentKey(bytes([seed]) * 32)
+            name = "example.test/log"
+            vkey = f"{name}+{tlog.key_id(name, 1, key.public_key_bytes).hex()}+" + \
+                base64.b64encode(b"\x01" + key.public_key_bytes).decode()
+            if "+" in vkey.split("+", 2)[2]:
+                break
+        else:
+            self.fail("no seed gave a key with '+' in its base64")
+        verifier = tlog.NoteVerifier(vkey)
+        self.assertEqual(verifier.public_key, key.public_key_bytes)
+        text = f"{name}\n1\n{base64.b64encode(bytes(32)).decode()}\n"
+        sig = base64.b64encode(verifier.key_id + key.sign(text)).decode()
+        self.assertEqual(tlog.verify_checkpoint(f"{text}\n\u2014 {name} {sig}\n", vkey)["size"], 1)
+
     def test_log_key_from_its_seed(self):
         key = AgentKey.from_seed_hex(self.vectors["log_key_seed_hex"])
         self.assertEqual(tlog.NoteVerifier(self.vectors["log_vkey"]).public_key, key.public_key_bytes)
