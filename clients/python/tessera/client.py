@@ -18,6 +18,10 @@ __all__ = ["TesseraClient", "TesseraError", "SignedRequest", "Answer", "fill_def
 NONCE_LIFETIME_S = 300.0
 RETRY_FOR_S = 30.0
 WAITS_S = (0.25, 0.5, 1.0)  # then 2 s each
+# The routes of the catalogue's acts, whose answers the server keeps for a resend (protocol.md,
+# "Retrying is safe"); the payment, grant and operator routes keep none.
+KEPT_ANSWER_ROUTES = {"/api/v1/act", "/api/v1/register", "/api/v1/keys/backup", "/api/v1/keys/rotate",
+                      "/api/v1/pom/challenge"}
 
 
 class TesseraError(Exception):
@@ -245,23 +249,31 @@ class TesseraClient:
 
     def signed(self, method, path, body=None, key=None, agent_id=None):
         """Signs, sends and follows the retry rules of protocol.md; returns the parsed answer of a 2xx,
-        raises TesseraError on a refusal (or OUTCOME_UNKNOWN when it cannot know whether it was applied)."""
+        raises TesseraError on a refusal, or with code OUTCOME_UNKNOWN when an answer was lost and
+        whether the request was applied cannot be known (look for it on the ledger then)."""
         resigned = False
+        keeps_answers = path.split("?")[0] in KEPT_ANSWER_ROUTES
         while True:
             request = self.prepare(method, path, body, key, agent_id)
             lost = []
-            answer = self._with_retries(lambda: self.send(request), on_lost=lambda: lost.append(1))
+            try:
+                answer = self._with_retries(lambda: self.send(request), on_lost=lambda: lost.append(1))
+            except _network_errors() as error:
+                raise TesseraError(0, "OUTCOME_UNKNOWN", {"error": "OUTCOME_UNKNOWN", "message": str(error)},
+                                   f"no answer to {method} {path} by {request.agent_id} in {self.retry_for:g} s: "
+                                   "look for it on the ledger before signing it again") from error
             code = answer.body.get("error") if isinstance(answer.body, dict) else None
             if answer.status == 401 and code == "NONCE_INVALID" and not resigned:
                 nonce_alive = time.monotonic() - request.nonce_fetched_at < NONCE_LIFETIME_S
-                if not lost or nonce_alive:
+                if not lost or (nonce_alive and keeps_answers):
                     # Refused before anything was touched, or a resend of an act refused while its
-                    # nonce lived (so never applied): sign again once with a fresh nonce.
+                    # nonce lived (had it been applied, the kept answer would have come back).
                     self._next_nonce = None
                     resigned = True
                     continue
                 raise TesseraError(answer.status, "OUTCOME_UNKNOWN", answer.body,
-                                   "the answer was lost and the nonce expired: look for the act on the ledger")
+                                   "an answer was lost and the resend was refused NONCE_INVALID "
+                                   "(the nonce expired, or the route keeps no answers): look for it on the ledger")
             self._raise_for(answer)
             return answer.body
 

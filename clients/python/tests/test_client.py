@@ -82,7 +82,7 @@ def make_server(script):
             self.answer(status, answer, headers)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return server
 
 
@@ -154,6 +154,28 @@ class Retries(unittest.TestCase):
         self.assertEqual((answer.status, answer.body), (200, {"ok": 1}))
         self.assertEqual(self.script.posts[0]["path"], "/api/v1/act")
         self.assertEqual(self.script.posts[0]["signature"], request.signature)
+
+    def test_nonce_invalid_to_a_resend_of_an_act_signs_again(self):
+        invalid = (401, {"error": "NONCE_INVALID", "message": "spent"}, {})
+        client = self.client_for(["drop", invalid, (200, {"ok": 1}, {})])
+        self.assertEqual(client.signed("POST", "/api/v1/act", {"a": 1}), {"ok": 1})
+        self.assertEqual(self.script.posts[0]["nonce"], self.script.posts[1]["nonce"])
+        self.assertNotEqual(self.script.posts[1]["nonce"], self.script.posts[2]["nonce"])
+
+    def test_nonce_invalid_to_a_resend_on_a_route_without_kept_answers_is_outcome_unknown(self):
+        invalid = (401, {"error": "NONCE_INVALID", "message": "spent"}, {})
+        client = self.client_for(["drop", invalid])
+        with self.assertRaises(TesseraError) as caught:
+            client.signed("POST", "/api/v1/grants", {"a": 1})
+        self.assertEqual(caught.exception.code, "OUTCOME_UNKNOWN")
+        self.assertEqual(len(self.script.posts), 2)
+
+    def test_no_answer_for_the_whole_retry_window_is_outcome_unknown(self):
+        client = self.client_for(["drop"] * 3)
+        client.retry_for = 0  # give up after the first resend's failure
+        with self.assertRaises(TesseraError) as caught:
+            client.signed("POST", "/api/v1/act", {"a": 1})
+        self.assertEqual(caught.exception.code, "OUTCOME_UNKNOWN")
 
     def test_a_validation_refusal(self):
         client = self.client_for([(422, {"detail": [{"loc": ["body", "handle"], "msg": "bad"}]}, {})])
