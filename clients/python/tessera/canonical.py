@@ -23,7 +23,10 @@ def format_number(value):
     if isinstance(value, int):
         if -_MAX_SAFE <= value <= _MAX_SAFE:
             return str(value)
-        value = float(value)  # JSON numbers are doubles: beyond 2^53 they round
+        try:
+            value = float(value)  # JSON numbers are doubles: beyond 2^53 they round
+        except OverflowError as error:
+            raise CanonicalError("an integer beyond the largest double") from error
     if not isinstance(value, float):
         raise CanonicalError(f"not a number: {value!r}")
     if math.isnan(value) or math.isinf(value):

@@ -10,7 +10,6 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from .keys import AgentKey
 from .signing import sign_request
 
 __all__ = ["TesseraClient", "TesseraError", "SignedRequest", "Answer", "fill_defaults"]
