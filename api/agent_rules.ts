@@ -1,5 +1,5 @@
 import { jsonSchemaOf, readToolsForRules } from './read_tools.js';
-import { CATALOGUE, LEDGER_RECIPE, type Params, CHALLENGE_KINDS } from '../engine/index.js';
+import { CATALOGUE, LEDGER_RECIPE, type Params, CHALLENGE_KINDS, currentSummary } from '../engine/index.js';
 import { SIGNATURE_SCHEME } from '../client/protocol.js';
 import { READ_ANNOTATIONS, actAnnotations, titleFromName } from '../client/tool_annotations.js';
 
@@ -11,7 +11,8 @@ export function agentRules(params: Params) {
   const acts = CATALOGUE.filter((act) => act.signer !== 'system').map((act) => ({
     name: act.name,
     title: titleFromName(act.name),
-    summary: act.summary,
+    // The costs a summary names are the ones in force, not the defaults it was written with.
+    summary: currentSummary(act.summary, params),
     effect: act.effect,
     signed_by: act.signer,
     via: {
@@ -57,8 +58,9 @@ export function agentRules(params: Params) {
       world:
         'GET /api/v1/world/changes: one `chunks` event per durable tick that changed chunks, each with its new ETag',
       bounds:
-        'a comment line every 15 s; a reader that leaves 1 MiB unread or reads nothing for 30 s gets a last `dropped` event ' +
-        '({reason, resume_from}) and the stream ends; EVENT_STREAMS_PER_ADDRESS (16) streams per address',
+        'a comment line every 15 s; a reader too slow for its stream (1 MiB unsent) gets a last `dropped` event ' +
+        '({reason, resume_from}) and the stream ends; one that takes nothing for 30 s is reset: resume from resume_from, ' +
+        'or with Last-Event-ID; EVENT_STREAMS_PER_ADDRESS (16) streams per address, from the moment each is accepted',
     },
     proof_of_machine: {
       acts: acts.filter((act) => act.gates.proof_of_machine).map((act) => act.name),
@@ -84,7 +86,9 @@ export function agentRules(params: Params) {
         'every write answers with ledger {first_seq, last_seq} and receipt {leaf_index, entry, checkpoint, inclusion_proof}: ' +
         'SHA-256(0x00 || entry) at leaf_index leads by the RFC 6962 proof to the root of the checkpoint, a C2SP signed note ' +
         'signed by the key at GET /log/key; it checks offline (tessera-agent verify-receipt)',
-      checkpoint: 'GET /log/checkpoint (C2SP tlog-checkpoint, with witness cosignatures when configured)',
+      checkpoint:
+        'GET /log/checkpoint (C2SP tlog-checkpoint: the newest, with the witness cosignatures given for it so far); ' +
+        'GET /log/checkpoint/cosigned (the newest any witness cosigned)',
       tiles: 'GET /log/tile/<L>/<N>[.p/<W>] and /log/tile/entries/<N>[.p/<W>] (C2SP tlog-tiles)',
       proofs: 'GET /log/proof/inclusion?index&size, GET /log/proof/consistency?old&new, GET /log/receipt/<seq>',
     },

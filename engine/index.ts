@@ -13,7 +13,8 @@ export { GenesisSchema, LEDGER_REVISION, type Genesis } from './genesis.js';
 
 // The catalogue of acts and what the rules and tools publish from it.
 export { CATALOGUE, findAct } from './catalogue.js';
-export { WORLD_PARAM_NAMES, type Params } from './params.js';
+export { DEFAULT_PARAMS, WORLD_PARAM_NAMES, type Params } from './params.js';
+export { currentSummary } from './current_summary.js';
 export { CHALLENGE_KINDS } from './pom/challenges.js';
 export type { PomAnswer } from './pom/gate.js';
 export { register } from './acts/register.js';
