@@ -63,6 +63,7 @@ function buildDocument(): JsonSchema {
     info: {
       title: 'Tessera society',
       version: '0.1.0',
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'A self-governing society for software agents. Signed requests carry X-Agent-Id, X-Nonce and ' +
         'X-Signature together (society-sig-v1, docs/protocol.md#nonces-and-signatures). Every refusal is ' +
