@@ -123,4 +123,30 @@ describe('the tick log’s term fence', () => {
     // A writer cannot skip a tick: its log would have a gap no follower could apply.
     await expect(writer.append(tick(12))).rejects.toThrow(/appends its ticks in order/);
   });
+
+  it('treats a forged term start as what it is: it fences the writer out, and a malformed one stops the log with its text', async () => {
+    const { stream, log } = fencedLog();
+    const writer = await log.beginTerm('honest', 0);
+    await writer.append(tick(1));
+    // Anyone able to publish on the stream's terms subject (a compromised client of NATS) can claim a term.
+    await stream.publish(
+      'term',
+      JSON.stringify({ term: 'forged', after_tick: 1 }),
+      'term:forged',
+      await stream.lastSeq(),
+    );
+    // The honest writer is fenced: it writes nothing more, and nothing the forger claimed is a tick.
+    await expect(writer.append(tick(2))).rejects.toBeInstanceOf(StaleWriterError);
+    expect(await writer.stillCurrent()).toBe(false);
+    expect(await log.lastTick()).toBe(1);
+    expect(await log.read(2)).toBeUndefined();
+    // A new term begins after it as after any other, and writes on.
+    const next = await log.beginTerm('next', 1);
+    await next.append(tick(2));
+    expect((await log.read(2))?.record.tick).toBe(2);
+    // A term start without its tick is no term start: the log refuses to say where it ends, naming what it found.
+    await stream.publish('term', '{"term":"broken"}', 'term:broken', await stream.lastSeq());
+    await expect(log.lastTick()).rejects.toThrow(/a term start without its tick: \{"term":"broken"\}/);
+    await expect(log.beginTerm('after-broken', 2)).rejects.toThrow(/a term start without its tick/);
+  });
 });
