@@ -7,6 +7,7 @@ import { TesseraClient } from '../client/sdk.js';
 import { startChildServer, type ChildServer } from '../test/helpers/child_server.js';
 import { machineLine, median } from './measure.js';
 import { HAVE_NATS_SERVER, NatsCluster } from './nats_cluster.js';
+import { OPEN_LIMITS } from './open_limits.js';
 
 /**
  * npm run bench:failover: how long agents of a replicated society go without a write
@@ -61,13 +62,7 @@ const node = (name: string, role: 'leader' | 'replica') =>
     ROLE: role,
     NODE_ID: name,
     LEASE_TTL_MS: String(TTL_MS),
-    REGISTRATIONS_PER_HOUR: '1000000',
-    REGISTRATION_BURST: '1000000',
-    NONCES_PER_SECOND: '100000',
-    NONCE_BURST: '100000',
-    READS_PER_SECOND: '100000',
-    READ_CPU_SHARE: '64',
-    READ_BURST: '100000',
+    ...OPEN_LIMITS,
   });
 
 const names = new Map<ChildServer, string>();

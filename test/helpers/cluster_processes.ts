@@ -15,6 +15,7 @@ import {
 } from '../../client/protocol.js';
 import { LmdbStore } from '../../engine/index.js';
 import { LOG_KEY_FILE, STORE_FOLDER } from '../../api/data_folder.js';
+import { OPEN_LIMITS } from '../../bench/open_limits.js';
 import { verifyStore } from '../../api/store_verify.js';
 import { NatsCluster } from '../../bench/nats_cluster.js';
 import { startChildServer, type ChildServer } from './child_server.js';
@@ -116,18 +117,6 @@ export class ProcessCluster {
     for (const folder of this.folders.values()) rmSync(folder, { recursive: true, force: true });
   }
 }
-
-/** No request of a test's load is refused for its rate. */
-export const OPEN_LIMITS = {
-  REGISTRATIONS_PER_HOUR: '1000000',
-  REGISTRATION_BURST: '1000000',
-  NONCES_PER_SECOND: '100000',
-  NONCE_BURST: '100000',
-  READS_PER_SECOND: '100000',
-  READ_CPU_SHARE: '64',
-  CONNECTIONS_PER_ADDRESS: '100000',
-  READ_BURST: '100000',
-};
 
 /** The node whose log says it leads, among `servers`, waited for up to `within_ms`. */
 export async function leaderAmong(servers: ChildServer[], within_ms: number): Promise<ChildServer> {
@@ -389,3 +378,5 @@ export function safeJson(line: string): Record<string, unknown> | undefined {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export { OPEN_LIMITS };
