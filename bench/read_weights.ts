@@ -3,7 +3,8 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { type Answered, HEAVY_MCP_BATCH, sendFrom } from './address_request.js';
 import { firstJsonLine, processCpuMs } from './child.js';
 import { readLoad } from './load.js';
 import { startLoadSociety } from './load_society.js';
@@ -27,15 +28,6 @@ const { values } = parseArgs({
 });
 const SECONDS = Number(values.seconds);
 
-const MCP_BATCH = JSON.stringify(
-  Array.from({ length: 16 }, (_, index) => ({
-    jsonrpc: '2.0',
-    id: index + 1,
-    method: 'tools/call',
-    params: { name: 'ledger_read', arguments: { from: 1 + index * 1000, limit: 1000 } },
-  })),
-);
-
 interface Target {
   name: string;
   path: string;
@@ -49,7 +41,7 @@ const TARGETS: Target[] = [
   { name: 'status', path: '/api/v1/status' },
   { name: 'ledger page of 1,000 entries', path: '/api/v1/ledger?from=1&limit=1000' },
   { name: 'chunk', path: '/api/v1/world/chunk/16/16' },
-  { name: 'MCP batch of 16 ledger_read of 1,000 entries', path: '/mcp', body: MCP_BATCH },
+  { name: 'MCP batch of 16 ledger_read of 1,000 entries', path: '/mcp', body: HEAVY_MCP_BATCH },
 ];
 
 const UNLIMITED = {
@@ -80,35 +72,9 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** One request from a given local address; its status, Retry-After and time taken. */
-function send(
-  url: string,
-  target: Target,
-  agent: Agent,
-  local_address: string,
-): Promise<{ status: number; retry_after_s: number; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = target.body
-      ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
-      : {};
-    const req = request(
-      `${url}${target.path}`,
-      { method: target.body ? 'POST' : 'GET', headers, agent, localAddress: local_address },
-      (res) => {
-        res.resume();
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            retry_after_s: Number(res.headers['retry-after'] ?? 0),
-            ms: performance.now() - started,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(target.body);
-  });
+/** One request of a target from a local address. */
+function send(url: string, target: Target, agent: Agent, local_address: string): Promise<Answered> {
+  return sendFrom(url, target.path, agent, local_address, target.body);
 }
 
 /** CPU per request with the limit out of the way: GETs by the bench's load generator, the batch sent here back to back. */

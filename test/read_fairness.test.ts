@@ -1,48 +1,9 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { HEAVY_MCP_BATCH, sendFrom as send } from '../bench/address_request.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPubkey } from '../bench/members.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { join } from './helpers/world.js';
-
-/** One request from a local address on a keep-alive agent: its status, Retry-After and how long it took. */
-function send(
-  url: string,
-  path: string,
-  agent: Agent,
-  local_address: string,
-  body?: string,
-): Promise<{ status: number; retry_after_s: number; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const headers = body ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : {};
-    const req = request(
-      `${url}${path}`,
-      { method: body ? 'POST' : 'GET', headers, agent, localAddress: local_address },
-      (res) => {
-        res.resume();
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            retry_after_s: Number(res.headers['retry-after'] ?? 0),
-            ms: performance.now() - started,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** 16 ledger_read calls of 1,000 entries each, the costliest thing one request can ask. */
-const HEAVY_BATCH = JSON.stringify(
-  Array.from({ length: 16 }, (_, index) => ({
-    jsonrpc: '2.0',
-    id: index + 1,
-    method: 'tools/call',
-    params: { name: 'ledger_read', arguments: { from: 1 + index * 1000, limit: 1000 } },
-  })),
-);
 
 /**
  * The stated bound (README, Limits): while one client reads the costliest routes at the
@@ -93,7 +54,7 @@ describe('one client reading the costliest routes at the allowed rate', () => {
       for (let turn = 0; performance.now() < until; turn++) {
         const { status, retry_after_s } =
           turn % 2 === 0
-            ? await send(society.url, '/mcp', reader, '127.0.0.5', HEAVY_BATCH)
+            ? await send(society.url, '/mcp', reader, '127.0.0.5', HEAVY_MCP_BATCH)
             : await send(society.url, '/ledger?type=motion_vote', reader, '127.0.0.5');
         statuses[status] = (statuses[status] ?? 0) + 1;
         if (status === 429) await new Promise((resolve) => setTimeout(resolve, retry_after_s * 1000));
