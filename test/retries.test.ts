@@ -120,6 +120,8 @@ describe('a retried signed request', () => {
     const first = await rawSigned(society.url, { path: '/api/v1/act', body, key: ada.key });
     society.advance(301_000);
     society.store.pruneKeptAnswers(society.now());
+    // The prune is an LMDB write, committed asynchronously: the resend must meet its result, not race it.
+    await society.store.flushed();
     const late = await rawSigned(society.url, { path: '/api/v1/act', body, key: ada.key, nonce: first.nonce });
     expect([late.status, late.body.error]).toEqual([401, 'NONCE_INVALID']);
   });
