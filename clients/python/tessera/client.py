@@ -10,6 +10,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+from .events import follow_ledger
+from .pom import solve_challenge
 from .signing import sign_request
 
 __all__ = ["TesseraClient", "TesseraError", "SignedRequest", "Answer", "fill_defaults"]
@@ -301,11 +303,41 @@ class TesseraClient:
         method, route = via["route"].split(" ", 1)
         return method, route, filled
 
-    def act(self, name, payload=None, challenge_id=None, puzzle_solution=None):
+    def needs_pom(self, name):
+        """Whether the catalogue says the act needs a Proof of Machine answer (gates.proof_of_machine)."""
+        return bool((self.act_rule(name).get("gates") or {}).get("proof_of_machine"))
+
+    def pom_answer(self, intent):
+        """(challenge_id, puzzle_solution) for the act named `intent`: asks POST /api/v1/pom/challenge
+        and solves the challenge (tessera/pom.py); PomError for a kind this client does not know."""
+        challenge = self.signed("POST", "/api/v1/pom/challenge", {"intent": intent})
+        return challenge["challenge_id"], solve_challenge(challenge)
+
+    def act(self, name, payload=None, challenge_id=None, puzzle_solution=None, solve_pom=True):
         """Performs an act signed by this client's key (POST /api/v1/act, or the act's own route
-        when it has no place there); returns the answer (result, ledger, receipt)."""
-        method, path, body = self.act_body(name, payload, challenge_id, puzzle_solution)
-        return self.signed(method, path, body)
+        when it has no place there); returns the answer (result, ledger, receipt).
+
+        An act the catalogue gates by Proof of Machine gets a challenge asked for and answered
+        first, unless an answer is given or solve_pom is False (to send it as it is)."""
+        if challenge_id is not None or puzzle_solution is not None or not solve_pom:
+            return self.signed(*self.act_body(name, payload, challenge_id, puzzle_solution))
+        pom = self.pom_answer(name) if self.needs_pom(name) else (None, None)
+        try:
+            return self.signed(*self.act_body(name, payload, *pom))
+        except TesseraError as refusal:
+            # A refused act was not applied, so signing it anew is safe. POM_REQUIRED: a vote
+            # gated the act since the catalogue was read. POM_FAILED to an answer of ours: it
+            # came too late (resends over a slow network outlived the deadline).
+            # POM_NOT_REQUIRED: a vote lifted the gate.
+            if refusal.code in ("POM_REQUIRED", "POM_NOT_REQUIRED"):
+                self.rules(refresh=True)
+            if refusal.code == "POM_REQUIRED" or (refusal.code == "POM_FAILED" and pom[0] is not None):
+                pom = self.pom_answer(name)
+            elif refusal.code == "POM_NOT_REQUIRED":
+                pom = (None, None)
+            else:
+                raise
+            return self.signed(*self.act_body(name, payload, *pom))
 
     def register(self, handle, declared_runtime="", backup_pubkey=None):
         """POST /api/v1/register, signed by the key it registers."""
@@ -335,5 +367,19 @@ class TesseraClient:
             if page.get("next_from") is None:
                 return
             from_seq = page["next_from"]
+
+    # --- The event stream -------------------------------------------------------------------
+
+    def events(self, types=None, actor=None, chunk=None, from_seq=None, after_seq=None, **options):
+        """The ledger as it grows (GET /api/v1/events): a generator of entries matching the filters
+        (`types`, any of; `actor`, an agent id or "system"; `chunk`, (chunk_x, chunk_y)), each once,
+        in seq order, reconnecting and resuming by itself (tessera/events.py). Starts at `from_seq`,
+        or right after `after_seq`, or, with neither, after the ledger's head as read now: an entry
+        committed while the first connection is being made is not missed."""
+        if from_seq is None and after_seq is None:
+            head = self.ledger_page(1, 1).get("head") or {}
+            after_seq = head.get("seq", 0)
+        options.setdefault("sleep", self.sleep)
+        return follow_ledger(self.base_url, types, actor, chunk, from_seq, after_seq, **options)
 
 

@@ -1,6 +1,7 @@
 """The client's retry rules (protocol.md, "Retrying is safe" and the failover table) against a
 scripted local HTTP server: stdlib only, no society needed."""
 
+import hashlib
 import json
 import os
 import sys
@@ -176,6 +177,27 @@ class Retries(unittest.TestCase):
         with self.assertRaises(TesseraError) as caught:
             client.signed("POST", "/api/v1/act", {"a": 1})
         self.assertEqual(caught.exception.code, "OUTCOME_UNKNOWN")
+
+    def test_pom_required_asks_for_a_challenge_solves_it_and_sends_the_act_again(self):
+        required = (403, {"error": "POM_REQUIRED", "message": "needs a Proof of Machine answer"}, {})
+        data = "ab" * 32
+        challenge = (200, {"challenge_id": "pc_9", "kind": "sha256_hex", "context": {"data": data}}, {})
+        client = self.client_for([required, challenge, (200, {"result": {"ok": True}}, {})])
+        self.assertEqual(client.act("aether_send", {"body": "hi"}), {"result": {"ok": True}})
+        posts = self.script.posts
+        self.assertEqual([p["path"] for p in posts], ["/api/v1/act", "/api/v1/pom/challenge", "/api/v1/act"])
+        self.assertEqual(json.loads(posts[1]["body"]), {"intent": "aether_send"})
+        sent = json.loads(posts[2]["body"])
+        self.assertEqual((sent["challenge_id"], sent["puzzle_solution"]),
+                         ("pc_9", hashlib.sha256(data.encode()).hexdigest()))
+
+    def test_an_answer_given_is_sent_as_it_is_and_its_refusal_raised(self):
+        failed = (403, {"error": "POM_FAILED", "message": "wrong"}, {})
+        client = self.client_for([failed])
+        with self.assertRaises(TesseraError) as caught:
+            client.act("aether_send", {"body": "hi"}, challenge_id="pc_1", puzzle_solution="0")
+        self.assertEqual(caught.exception.code, "POM_FAILED")
+        self.assertEqual(len(self.script.posts), 1)
 
     def test_a_validation_refusal(self):
         client = self.client_for([(422, {"detail": [{"loc": ["body", "handle"], "msg": "bad"}]}, {})])
