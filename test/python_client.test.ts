@@ -4,8 +4,10 @@ import { startTestSociety, type TestSociety } from './helpers/society.js';
 
 /*
  * The Python client (clients/python, standard library and PyNaCl): its unittest suite, once
- * over the conformance vectors alone, once against a test society. Debian's python3-nacl is
- * what it needs (.ci/run installs it); without it the tests say so and skip.
+ * over the conformance vectors and scripted local servers alone, once against a test society
+ * (Proof of Machine solved in Python, the event stream followed through a proxy that cuts
+ * it). Debian's python3-nacl is what it needs (.ci/run installs it); without it the tests
+ * say so and skip.
  */
 
 const PYTHON = '/usr/bin/python3';
@@ -38,13 +40,19 @@ describe.skipIf(!has_nacl)('the Python client', () => {
     const run = await unittest({ TESSERA_URL: '' });
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/test_every_tampered_copy_fails_at_its_seq .* ok/);
+    expect(run.output).toMatch(/test_a_line_past_the_bound_is_refused_before_it_ends .* ok/);
+    expect(run.output).toMatch(/test_a_cut_mid_event_resumes_after_the_last_seq_yielded .* ok/);
     expect(run.output).toMatch(/skipped 'set TESSERA_URL/);
   });
 
-  it('registers, acts, replays an act and verifies its receipt against a test society', async () => {
+  it('registers, acts, replays an act, solves Proof of Machine, follows the event stream across a cut', async () => {
     const run = await unittest({ TESSERA_URL: society.url });
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/test_2_an_act_resent_unchanged_gets_its_first_answer_again .* ok/);
+    expect(run.output).toMatch(/test_8_a_bulletin_post_gets_its_proof_of_machine_solved .* ok/);
+    expect(run.output).toMatch(
+      /test_9_the_event_stream_brings_an_act_and_resumes_after_a_cut_with_last_event_id .* ok/,
+    );
     expect(run.output).not.toMatch(/skipped/);
     expect(society.bugs).toEqual([]);
   });

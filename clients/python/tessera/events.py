@@ -6,6 +6,7 @@ stream is asked again with `Last-Event-ID: <the last seq yielded>`, after a `dro
 `resume_from` on (sent as `Last-Event-ID: <resume_from - 1>`, which the server reads the same way).
 """
 
+import http.client
 import json
 import socket
 import time
@@ -48,7 +49,8 @@ class _RetryLater(Exception):
 
 
 def _network_errors():
-    return (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError, OSError)
+    # http.client.IncompleteRead: a chunked answer cut between or inside its chunks.
+    return (urllib.error.URLError, http.client.HTTPException, ConnectionError, socket.timeout, TimeoutError, OSError)
 
 
 def events_url(base_url, types=None, actor=None, chunk=None, from_seq=None):

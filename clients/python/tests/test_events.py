@@ -76,6 +76,14 @@ class Follow(unittest.TestCase):
         self.assertEqual(requests[1], {"path": "/api/v1/events?from=1&actor=system", "last_event_id": "2"})
         self.assertEqual(self.sleeps, [2.0])  # the server's retry: 2000
 
+    def test_a_chunked_answer_cut_inside_a_chunk_resumes_too(self):
+        events = (entry(1) + entry(2)).encode()
+        chunked = b"%x\r\n" % len(events) + events[:-10]  # the chunk never ends
+        seqs, requests = self.follow([(200, {"Transfer-Encoding": "chunked"}, chunked),
+                                      (200, {}, entry(2).encode())], 2)
+        self.assertEqual(seqs, [1, 2])
+        self.assertEqual(requests[1]["last_event_id"], "1")
+
     def test_dropped_resumes_from_resume_from(self):
         dropped = (entry(5) + 'event: dropped\ndata: {"reason":"slow_reader","resume_from":9}\n\n').encode()
         seqs, requests = self.follow([(200, {}, dropped), (200, {}, entry(9).encode())], 2, after_seq=4)

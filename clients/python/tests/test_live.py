@@ -1,16 +1,20 @@
 """Against a running society: set TESSERA_URL (e.g. http://127.0.0.1:8080). Skipped without it."""
 
 import os
+import queue
 import sys
+import threading
 import unittest
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 from tessera import AgentKey, TesseraClient, TesseraError, verify_ledger, verify_receipt  # noqa: E402
 from tessera.signing import sign_request  # noqa: E402
 from tessera.tlog import TlogError  # noqa: E402
+from cutting_proxy import CuttingProxy  # noqa: E402
 
 URL = os.environ.get("TESSERA_URL")
 
@@ -92,7 +96,7 @@ class Live(unittest.TestCase):
         # Sent without Proof of Machine it is refused by a gate, which the server reaches only
         # once the signature over the canonical body (defaults included) held.
         with self.assertRaises(TesseraError) as caught:
-            self.client.act("aether_send", {"body": "hello from Python"})
+            self.client.act("aether_send", {"body": "hello from Python"}, solve_pom=False)
         self.assertNotEqual(caught.exception.code, "SIG_INVALID")
         self.assertIn(caught.exception.status, (402, 403))
 
@@ -126,6 +130,70 @@ class Live(unittest.TestCase):
         with self.assertRaises(TesseraError) as caught:
             self.client.read("/api/v1/motions/constructor")
         self.assertEqual(caught.exception.status, 404)
+
+    def test_8_a_bulletin_post_gets_its_proof_of_machine_solved(self):
+        self.assertTrue(self.client.needs_pom("bulletin_post"))
+        answer = self.client.act("bulletin_post", {"title": "From Python", "body": "Solved in Python."})
+        entry, _ = verify_receipt(answer["receipt"], self.vkey)
+        self.assertEqual((entry["event_type"], entry["actor"]), ("bulletin_posted", self.key.agent_id))
+        self.assertEqual(entry["data"]["bulletin_id"], answer["result"]["bulletin_id"])
+        served = self.client.ledger_page(entry["seq"], 1)["entries"][0]
+        self.assertEqual(served, entry)
+        # The challenge it answered was issued to this agent for this act, just before.
+        mine = [e for e in self.client.ledger_entries() if e["actor"] == self.key.agent_id]
+        before = mine[mine.index(entry) - 1]
+        self.assertEqual((before["event_type"], before["data"]["intent"]), ("pom_challenge_issued", "bulletin_post"))
+
+    def test_9_the_event_stream_brings_an_act_and_resumes_after_a_cut_with_last_event_id(self):
+        key = AgentKey.generate()
+        client = TesseraClient(URL, key)
+        registered = client.register("py_" + uuid.uuid4().hex[:12])["ledger"]["first_seq"]
+        backed_up = client.act("key_backup_register", {"backup_pubkey": AgentKey.generate().public_key})
+        cut_at = backed_up["ledger"]["first_seq"]
+        # The first connection is dropped inside the second entry: the client has yielded the
+        # registration only, and must ask again from right after it.
+        proxy = CuttingProxy(URL, f"id: {cut_at}\n".encode())
+        self.addCleanup(proxy.close)
+        arrived = queue.Queue()
+        done = threading.Event()
+
+        def follow():
+            try:
+                for entry in TesseraClient(proxy.url, key).events(actor=key.agent_id, from_seq=1):
+                    arrived.put(entry)
+                    if entry["event_type"] == "bulletin_posted":
+                        return
+            except Exception as error:  # handed to the test's thread, which fails on it
+                arrived.put(error)
+            finally:
+                done.set()
+
+        threading.Thread(target=follow, daemon=True).start()
+
+        def next_arrival():
+            item = arrived.get(timeout=20)
+            if isinstance(item, Exception):
+                raise item
+            return item
+
+        self.assertEqual(next_arrival()["seq"], registered)
+        self.assertEqual(next_arrival()["seq"], cut_at)  # only after the reconnect
+        self.assertEqual(proxy.cuts, 1)
+        posted = client.act("bulletin_post", {"body": "Followed live."})  # after the stream caught up
+        rest = [next_arrival()]
+        while rest[-1]["event_type"] != "bulletin_posted":
+            rest.append(next_arrival())
+        self.assertTrue(done.wait(10))
+        self.assertEqual(rest[-1]["data"]["bulletin_id"], posted["result"]["bulletin_id"])
+        # Nothing lost, nothing repeated: exactly this agent's entries, as the ledger serves them.
+        seen = [registered, cut_at] + [entry["seq"] for entry in rest]
+        on_ledger = [e for e in client.ledger_entries() if e["actor"] == key.agent_id]
+        self.assertEqual(seen, [e["seq"] for e in on_ledger])
+        self.assertEqual(rest, on_ledger[2:])
+        # The reconnect asked with the last seq it had yielded.
+        self.assertEqual(len(proxy.request_heads), 2)
+        self.assertNotIn("last-event-id", proxy.request_heads[0].lower())
+        self.assertIn(f"last-event-id: {registered}\r\n", proxy.request_heads[1].lower())
 
 
 if __name__ == "__main__":
