@@ -325,10 +325,9 @@ class TesseraClient:
         try:
             return self.signed(*self.act_body(name, payload, *pom))
         except TesseraError as refusal:
-            # A refused act was not applied, so signing it anew is safe. POM_REQUIRED: a vote
-            # gated the act since the catalogue was read. POM_FAILED to an answer of ours: it
-            # came too late (resends over a slow network outlived the deadline).
-            # POM_NOT_REQUIRED: a vote lifted the gate.
+            # A refused act was not applied, so signing it anew is safe. POM_REQUIRED or
+            # POM_NOT_REQUIRED: the catalogue read earlier is out of date. POM_FAILED to an
+            # answer of ours: it came too late (resends over a slow network outlived the deadline).
             if refusal.code in ("POM_REQUIRED", "POM_NOT_REQUIRED"):
                 self.rules(refresh=True)
             if refusal.code == "POM_REQUIRED" or (refusal.code == "POM_FAILED" and pom[0] is not None):
