@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve as resolvePath } from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { unwatchAnswers, watchAnswers } from './contract.js';
 
 /** How a child server ended: its exit code, or the signal that ended it. */
 export interface ChildExit {
@@ -29,9 +32,22 @@ export class ChildServerExitedError extends Error {
   }
 }
 
+/** The built server, as an operator runs it. */
+const BUILT_SERVER = 'dist/api/main.js';
+
+/**
+ * The OpenAPI document the built server serves, from the build it runs (dist/, not the
+ * sources the tests are compiled from: the two differ until the next build).
+ */
+async function servedDocument(): Promise<Record<string, any>> {
+  const built = pathToFileURL(resolvePath('dist/api/openapi.js')).href;
+  const { openApiDocument } = (await import(built)) as { openApiDocument(): Record<string, any> };
+  return openApiDocument();
+}
+
 /** Starts `node dist/api/main.js` as a separate process, as an operator would, and waits for its address. */
 export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['dist/api/main.js'], {
+  const child = spawn(process.execPath, [BUILT_SERVER], {
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -47,6 +63,9 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     });
     child.once('exit', (code) => reject(new ChildServerExitedError(code, stderr)));
   });
+  // Its JSON answers are checked against the document it serves while it runs (test/helpers/contract_setup.ts).
+  watchAnswers(url, await servedDocument());
+  void exited.then(() => unwatchAnswers(url));
   return {
     url,
     process: child,

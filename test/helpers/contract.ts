@@ -25,13 +25,26 @@ interface Template {
   item: Json;
 }
 
+/** The response an operation declares for one status, and how to name it. */
+interface Declared {
+  name: string;
+  /** The operation and the response key, for the compiled schemas' cache. */
+  id: string;
+  response: Json;
+}
+
+/** An answer's headers as fetch (Headers) or node:http (IncomingHttpHeaders) gives them. */
+export type AnswerHeaders = Headers | Record<string, string | string[] | undefined>;
+
 /** Thrown when an answer does not match the document: the operation, the status and what Ajv found. */
 export class ContractError extends Error {
   constructor(
     readonly where: string,
     readonly errors: unknown,
   ) {
-    super(`${where} does not match the OpenAPI document: ${JSON.stringify(errors, null, 1)}`);
+    super(
+      `${where} does not match the OpenAPI document: ${typeof errors === 'string' ? errors : JSON.stringify(errors, null, 1)}`,
+    );
     this.name = 'ContractError';
   }
 }
@@ -81,10 +94,11 @@ class Contract {
     return undefined;
   }
 
-  check(method: string, path: string, status: number, content_type: string | null, body: unknown): void {
+  /** The response the document declares for this answer, or undefined for a path or method it does not serve. */
+  private responseOf(method: string, path: string, status: number): Declared | undefined {
     const found = this.operationOf(method, path);
     // A path or a method the document does not serve (a 404 or 405 to a made-up request): nothing to hold it to.
-    if (!found) return;
+    if (!found) return undefined;
     const name = `${found.method} ${found.template} (${found.operation.operationId ?? '?'}) answering ${status}`;
     const responses = (found.operation.responses ?? {}) as Record<string, Json>;
     const key = responses[String(status)]
@@ -98,22 +112,87 @@ class Contract {
         name,
         `status ${status} is not declared (declared: ${Object.keys(responses).join(', ')})`,
       );
+    return { name, id: `${found.method} ${found.template} ${key}`, response };
+  }
+
+  /**
+   * Checks a JSON answer: its status, its media type (one the response declares), its
+   * body against that media type's schema and, when given, its headers.
+   */
+  check(
+    method: string,
+    path: string,
+    status: number,
+    content_type: string | null,
+    body: unknown,
+    headers?: AnswerHeaders,
+  ): void {
+    const declared = this.responseOf(method, path, status);
+    if (!declared) return;
+    if (headers) this.checkHeaders(declared, headers);
     const media = mediaTypeOf(content_type);
-    const content = (response.content ?? {}) as Record<string, Json>;
-    const declared = content[media] ?? Object.entries(content).find(([type]) => isJson(type))?.[1];
-    if (!declared)
+    const content = (declared.response.content ?? {}) as Record<string, Json>;
+    // The exact media type: a client picks its parser by it, so application/json where
+    // application/problem+json is declared (or the reverse) is a mismatch too.
+    const schema_holder = content[media];
+    if (!schema_holder)
       throw new ContractError(
-        name,
-        `a ${media} body where the document declares ${Object.keys(content).join(', ') || 'none'}`,
+        declared.name,
+        `a ${media || 'untyped'} body where the document declares ${Object.keys(content).join(', ') || 'none'}`,
       );
-    if (!declared.schema) return;
-    const id = `${found.method} ${found.template} ${key} ${media}`;
+    if (!schema_holder.schema) return;
+    const validate = this.compile(`${declared.id} ${media}`, schema_holder.schema);
+    if (!validate(body)) throw new ContractError(declared.name, validate.errors);
+  }
+
+  /**
+   * Checks the headers of any answer against those its response declares: one declared
+   * required must be there, and one there must match its schema (read as OpenAPI's simple
+   * style reads a scalar: a number where the schema wants one). Content-Type is left to
+   * the media type check, as OpenAPI says.
+   */
+  checkAnswerHeaders(method: string, path: string, status: number, headers: AnswerHeaders): void {
+    const declared = this.responseOf(method, path, status);
+    if (declared) this.checkHeaders(declared, headers);
+  }
+
+  private checkHeaders(declared: Declared, headers: AnswerHeaders): void {
+    const problems: string[] = [];
+    for (const [name, declaration] of Object.entries((declared.response.headers ?? {}) as Record<string, Json>)) {
+      if (name.toLowerCase() === 'content-type') continue;
+      const header = this.headerObject(declaration);
+      const value = headerValue(headers, name);
+      if (value === undefined) {
+        if (header.required === true) problems.push(`required header ${name} is missing`);
+        continue;
+      }
+      if (!header.schema) continue;
+      const validate = this.compile(`${declared.id} header ${name}`, header.schema);
+      if (!validate(simpleStyle(value, header.schema)))
+        problems.push(
+          `header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors, { dataVar: name })}`,
+        );
+    }
+    if (problems.length > 0) throw new ContractError(declared.name, problems.join('; '));
+  }
+
+  /** A Header Object, its `$ref` into components.headers followed. */
+  private headerObject(declaration: Json): Json {
+    const ref = declaration.$ref as string | undefined;
+    if (!ref) return declaration;
+    const name = ref.replace(/^#\/components\/headers\//, '');
+    const header = (this.document.components?.headers as Record<string, Json> | undefined)?.[name];
+    if (!header) throw new ContractError(ref, 'a header reference the document does not hold');
+    return header;
+  }
+
+  private compile(id: string, schema: Json): ValidateFunction {
     let validate = this.compiled.get(id);
     if (!validate) {
-      validate = this.ajv.compile(rehome(declared.schema) as Json);
+      validate = this.ajv.compile(rehome(schema) as Json);
       this.compiled.set(id, validate);
     }
-    if (!validate(body)) throw new ContractError(name, validate.errors);
+    return validate;
   }
 }
 
@@ -128,6 +207,22 @@ function rehome(value: unknown): unknown {
         : [key, rehome(inner)],
     ),
   );
+}
+
+/** A header's value by its name, whatever its case; several values joined as fetch joins them. */
+function headerValue(headers: AnswerHeaders, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  const wanted = name.toLowerCase();
+  const value = Object.entries(headers).find(([key]) => key.toLowerCase() === wanted)?.[1];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** A header's text as OpenAPI's simple style gives a scalar to its schema: a number or a boolean when that is its type. */
+function simpleStyle(value: string, schema: Json): unknown {
+  const type = schema.type as string | undefined;
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
 }
 
 function mediaTypeOf(content_type: string | null): string {
@@ -153,12 +248,29 @@ export function theContract(): Contract {
   return contract;
 }
 
+const contracts = new WeakMap<Json, Contract>();
+
+/**
+ * The contract of a document a server serves (a child server's, from the build it runs):
+ * the in-process contract when the two documents are the same text, so their compiled
+ * schemas are shared; its own otherwise, so a server is held to what it serves.
+ */
+export function contractFor(document: Json): Contract {
+  let found = contracts.get(document);
+  if (!found) {
+    const same = JSON.stringify(document) === JSON.stringify(theContract().document);
+    found = same ? theContract() : new Contract(document);
+    contracts.set(document, found);
+  }
+  return found;
+}
+
 /**
  * Checks one answer against the document: the operation whose path template matches
  * `path` (a concrete path, query excluded), its response for `status` (or `default`),
- * and for a JSON body its schema. Throws a ContractError naming the operation, the
- * status and Ajv's errors; an answer to a path or method the document does not serve
- * is not checked.
+ * for a JSON body its media type and schema, and when given its headers. Throws a
+ * ContractError naming the operation, the status and what is wrong; an answer to a
+ * path or method the document does not serve is not checked.
  */
 export function checkAnswer(
   method: string,
@@ -166,14 +278,20 @@ export function checkAnswer(
   status: number,
   content_type: string | null,
   body: unknown,
+  headers?: AnswerHeaders,
 ): void {
-  theContract().check(method, path, status, content_type, body);
+  theContract().check(method, path, status, content_type, body, headers);
 }
 
 // The registry and the original fetch live on globalThis: with vitest's isolate: false the
 // setup file runs again before each file, and this module may be loaded more than once.
+interface Watched {
+  /** Societies registered at this origin and not yet gone (a port is reused). */
+  count: number;
+  contract: Contract;
+}
 interface Watch {
-  origins: Map<string, number>;
+  origins: Map<string, Watched>;
   failures: string[];
   original: typeof fetch;
 }
@@ -185,18 +303,22 @@ function watch(): Watch {
   return holder[WATCH]!;
 }
 
-/** Answers from this society (its origin) are checked from now until unwatchAnswers. */
-export function watchAnswers(url: string): void {
+/**
+ * Answers from this society (its origin) are checked from now until unwatchAnswers:
+ * against `document` when given (what that server serves), the in-process one otherwise.
+ */
+export function watchAnswers(url: string, document?: Json): void {
   const { origins } = watch();
   const origin = new URL(url).origin;
-  origins.set(origin, (origins.get(origin) ?? 0) + 1);
+  const contract = document ? contractFor(document) : theContract();
+  origins.set(origin, { count: (origins.get(origin)?.count ?? 0) + 1, contract });
 }
 
 export function unwatchAnswers(url: string): void {
   const { origins } = watch();
   const origin = new URL(url).origin;
-  const count = (origins.get(origin) ?? 0) - 1;
-  if (count > 0) origins.set(origin, count);
+  const watched = origins.get(origin);
+  if (watched && watched.count > 1) watched.count -= 1;
   else origins.delete(origin);
 }
 
@@ -206,9 +328,10 @@ export function takeContractFailures(): string[] {
 }
 
 /**
- * Checks an answer's text if it came from a watched society with a JSON content type;
- * a mismatch is remembered for the test's end and thrown. For helpers that do not go
- * through fetch (test/helpers/http_from.ts).
+ * Checks an answer if it came from a watched society: its headers always, and its
+ * text when its content type is JSON; a mismatch is remembered for the test's end and
+ * thrown. For helpers that do not go through fetch (test/helpers/http_from.ts), which
+ * pass the headers they got to have them checked too.
  */
 export function checkWatchedAnswer(
   url: URL,
@@ -216,10 +339,17 @@ export function checkWatchedAnswer(
   status: number,
   content_type: string | null,
   text: string,
+  headers?: AnswerHeaders,
 ): void {
   const state = watch();
-  if (!state.origins.has(url.origin) || !isJson(content_type) || method.toUpperCase() === 'HEAD' || text === '') return;
+  const watched = state.origins.get(url.origin);
+  // A HEAD answer has no body to hold to the GET's, and the document declares no HEAD.
+  if (!watched || method.toUpperCase() === 'HEAD') return;
   try {
+    if (!isJson(content_type) || text === '') {
+      if (headers) watched.contract.checkAnswerHeaders(method, url.pathname, status, headers);
+      return;
+    }
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -229,7 +359,7 @@ export function checkWatchedAnswer(
         'a JSON content type on a body that is not JSON',
       );
     }
-    checkAnswer(method, url.pathname, status, content_type, body);
+    watched.contract.check(method, url.pathname, status, content_type, body, headers);
   } catch (error) {
     state.failures.push(String(error instanceof Error ? error.message : error));
     throw error;
@@ -237,9 +367,10 @@ export function checkWatchedAnswer(
 }
 
 /**
- * Wraps globalThis.fetch (once): a JSON answer from a watched society is read from a
- * clone and checked before the caller gets it; a mismatch rejects the fetch and is
- * remembered for the test's end (in case a caller catches it, as a retrying client would).
+ * Wraps globalThis.fetch (once): an answer from a watched society is checked before the
+ * caller gets it, its headers and (read from a clone) its JSON body; a mismatch rejects
+ * the fetch and is remembered for the test's end (in case a caller catches it, as a
+ * retrying client would).
  */
 export function installContractCheck(): void {
   const state = watch();
@@ -247,17 +378,13 @@ export function installContractCheck(): void {
   const original = state.original;
   const checked = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await original(input, init);
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (!state.origins.has(url.origin) || !isJson(response.headers.get('content-type'))) return response;
+    // The answer's own address: a redirect followed (a read replica's 307) ends at the writer.
+    const url = new URL(response.url || (input instanceof Request ? input.url : String(input)));
+    if (!state.origins.has(url.origin)) return response;
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    if (method === 'HEAD') return response;
-    checkWatchedAnswer(
-      url,
-      method,
-      response.status,
-      response.headers.get('content-type'),
-      await response.clone().text(),
-    );
+    const content_type = response.headers.get('content-type');
+    const text = isJson(content_type) && method !== 'HEAD' ? await response.clone().text() : '';
+    checkWatchedAnswer(url, method, response.status, content_type, text, response.headers);
     return response;
   };
   Object.assign(checked, { contract_checked: true });

@@ -1,0 +1,126 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '../api/openapi.js';
+import {
+  ContractError,
+  checkAnswer,
+  checkWatchedAnswer,
+  contractOf,
+  takeContractFailures,
+  unwatchAnswers,
+  watchAnswers,
+} from './helpers/contract.js';
+import { startChildServer, type ChildServer } from './helpers/child_server.js';
+import { tempDir } from './helpers/society.js';
+
+/**
+ * The contract check's newer reaches (issue 31): the headers an answer carries, the
+ * exact media type of a JSON answer, and the answers of servers run as child processes.
+ * Each check is shown failing on an answer that breaks it.
+ */
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const AGENT = 'ag_0123456789abcdef';
+const RATE_LIMITED = { error: 'RATE_LIMITED', message: 'Too many requests', retry_after_seconds: 2 };
+
+/** A deep copy of a document, to declare what the service does not do. */
+function copyOf(document: unknown): any {
+  return JSON.parse(JSON.stringify(document));
+}
+
+describe('headers checked against the contract', () => {
+  it('accepts a declared header whose value matches its schema, read as a number where the schema wants one', () => {
+    const headers = new Headers({ 'Retry-After': '2', 'content-type': JSON_TYPE });
+    expect(() => checkAnswer('GET', '/api/v1/ledger', 429, JSON_TYPE, RATE_LIMITED, headers)).not.toThrow();
+  });
+
+  it('rejects a declared header whose value does not match its schema, naming it', () => {
+    const headers = new Headers({ 'Retry-After': 'soon' });
+    expect(() => checkAnswer('GET', '/api/v1/ledger', 429, JSON_TYPE, RATE_LIMITED, headers)).toThrow(ContractError);
+    expect(() => checkAnswer('GET', '/api/v1/ledger', 429, JSON_TYPE, RATE_LIMITED, headers)).toThrow(
+      /ledger_read\) answering 429[\s\S]*header Retry-After: "soon"/,
+    );
+    // Zero seconds is below the declared minimum of 1; node:http's header object is read the same way.
+    expect(() => checkAnswer('GET', '/api/v1/ledger', 429, JSON_TYPE, RATE_LIMITED, { 'retry-after': '0' })).toThrow(
+      /Retry-After/,
+    );
+  });
+
+  it('rejects an answer missing a header declared required, and lets one not required be absent', () => {
+    const document = copyOf(openApiDocument());
+    document.components.headers.RetryAfter.required = true;
+    const contract = contractOf(document);
+    expect(() => contract.check('GET', '/api/v1/ledger', 429, JSON_TYPE, RATE_LIMITED, new Headers())).toThrow(
+      /required header Retry-After is missing/,
+    );
+    expect(() =>
+      contractOf(openApiDocument()).check('GET', '/api/v1/ledger', 429, JSON_TYPE, RATE_LIMITED, {}),
+    ).not.toThrow();
+  });
+
+  it('checks the headers of an answer that is not JSON', () => {
+    const document = copyOf(openApiDocument());
+    document.components.headers.RateLimitRemaining.required = true;
+    const headers = { 'content-type': 'text/html; charset=utf-8' };
+    expect(() => contractOf(document).checkAnswerHeaders('GET', '/api/v1/ledger', 200, headers)).toThrow(
+      /required header RateLimit-Remaining is missing/,
+    );
+  });
+
+  it('rejects a JSON answer whose media type the response does not declare, even another JSON one', () => {
+    const problem = 'application/problem+json';
+    expect(() => checkAnswer('GET', '/api/v1/ledger', 429, problem, RATE_LIMITED, new Headers())).toThrow(
+      /a application\/problem\+json body where the document declares application\/json/,
+    );
+  });
+});
+
+describe('answers of a server run as a child process', () => {
+  let data_dir: string;
+  let server: ChildServer;
+  beforeAll(async () => {
+    data_dir = tempDir();
+    server = await startChildServer({ DATA_DIR: data_dir });
+  });
+  afterAll(async () => {
+    await server?.kill('SIGKILL');
+    rmSync(data_dir, { recursive: true, force: true });
+  });
+
+  it('are checked against the document the child serves, and pass it', async () => {
+    const answer = await fetch(`${server.url}/api/v1/nonce?agent=${AGENT}`);
+    expect(answer.status).toBe(200);
+    expect(takeContractFailures()).toEqual([]);
+  });
+
+  it('reject the fetch that got an answer breaking the document, body or headers, and fail the test', async () => {
+    const served = copyOf(await (await fetch(`${server.url}/api/v1/openapi.json`)).json());
+    const nonce = served.paths['/api/v1/nonce'].get.responses['200'];
+    nonce.content['application/json'].schema.required.push('not_sent');
+    nonce.headers['Cache-Control'].schema = { type: 'string', enum: ['public'] };
+    nonce.headers['X-Not-Sent'] = { required: true, schema: { type: 'string' } };
+    // The child's origin now held to a document that asks for what it does not send.
+    watchAnswers(server.url, served);
+    try {
+      await expect(fetch(`${server.url}/api/v1/nonce?agent=${AGENT}`)).rejects.toThrow(ContractError);
+      const failures = takeContractFailures();
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatch(/header Cache-Control: "no-store"[\s\S]*required header X-Not-Sent is missing/);
+
+      // A helper that reads answers without fetch (test/helpers/http_from.ts) is held to the same document.
+      const url = new URL(`${server.url}/api/v1/nonce?agent=${AGENT}`);
+      const text = JSON.stringify({ agent: AGENT, nonce: 'n', expires_at: new Date().toISOString() });
+      const headers = { 'cache-control': 'public', 'x-not-sent': 'here' };
+      expect(() => checkWatchedAnswer(url, 'GET', 200, JSON_TYPE, text, headers)).toThrow(/not_sent/);
+      expect(takeContractFailures()).toHaveLength(1);
+    } finally {
+      unwatchAnswers(server.url);
+    }
+  });
+
+  it('are no longer checked once the child has ended', async () => {
+    await server.kill('SIGKILL');
+    const url = new URL(`${server.url}/api/v1/nonce`);
+    expect(() => checkWatchedAnswer(url, 'GET', 200, JSON_TYPE, '{}', {})).not.toThrow();
+  });
+});
