@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LEDGER_RECIPE } from '../ledger.js';
-import { defineRead, IsoTime } from '../read.js';
+import { LedgerEntrySchema } from '../events/entry_schema.js';
+import { defineRead } from '../read.js';
 import type { LedgerHead } from '../state.js';
 
 export const ledger_page_max = 1000;
@@ -15,22 +16,6 @@ export function nextFrom(from: number, count: number, head: LedgerHead): number 
 export function isFullPage(from: number, limit: number, head: LedgerHead): boolean {
   return from + limit - 1 <= head.seq;
 }
-
-const ProofSchema = z.union([
-  z.object({ method: z.string(), path: z.string(), nonce: z.string(), body: z.string(), signature: z.string() }),
-  z.object({ method: z.string(), path: z.string(), nonce: z.string(), body_sha256: z.string(), signature: z.string() }),
-]);
-
-export const LedgerEntrySchema = z.object({
-  seq: z.int(),
-  prev_hash: z.string(),
-  at: IsoTime,
-  event_type: z.string(),
-  actor: z.string(),
-  data: z.record(z.string(), z.unknown()),
-  proof: ProofSchema.optional(),
-  hash: z.string(),
-});
 
 export const ledgerRead = defineRead({
   name: 'ledger_read',
