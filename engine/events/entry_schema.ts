@@ -43,5 +43,3 @@ export const LedgerEntrySchema = z
     id: 'LedgerEntry',
     description: 'A ledger entry: the same envelope for every event, its data by event_type',
   });
-
-export type LedgerEntry = z.output<typeof LedgerEntrySchema>;
