@@ -19,26 +19,16 @@ const pubkey = (what: string) =>
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
 const sha256Hex = (what: string) => z.string().regex(HEX_SHA256).describe(`hex SHA-256 of ${what}`);
 const whole = (what: string) => z.int().min(0).describe(what);
-const tile = (what: string) =>
-  z
-    .looseObject({ x: z.int().describe('column, west to east'), y: z.int().describe('row, north to south') })
-    .describe(`${what}: tile {x, y}`);
-const cell = (what: string) =>
-  z
-    .looseObject({
-      x: z.int().describe('column, west to east'),
-      y: z.int().describe('row, north to south'),
-      z: z.int().describe('height, 0 at the bottom of the world'),
-    })
-    .describe(`${what}: cell {x, y, z}`);
-const resource = (what: string) => z.enum(RESOURCES).describe(what);
-const motionId = (what: string) => z.string().describe(`${what} (M-<4 digits>-<4 hex>)`);
 /** The cell fields that world acts on one cell write at the top level of their data. */
 const cellFields = {
-  x: z.int().describe('column of the cell, west to east'),
-  y: z.int().describe('row of the cell, north to south'),
-  z: z.int().describe('height of the cell, 0 at the bottom of the world'),
+  x: z.int().describe('column, west to east'),
+  y: z.int().describe('row, north to south'),
+  z: z.int().describe('height, 0 at the bottom of the world'),
 };
+const tile = (what: string) => z.looseObject({ x: cellFields.x, y: cellFields.y }).describe(`${what}: tile {x, y}`);
+const cell = (what: string) => z.looseObject(cellFields).describe(`${what}: cell {x, y, z}`);
+const resource = (what: string) => z.enum(RESOURCES).describe(what);
+const motionId = (what: string) => z.string().describe(`${what} (M-<4 digits>-<4 hex>)`);
 const apSpent = () => whole('AP the act cost');
 
 const structureBuilt = z
@@ -305,8 +295,8 @@ export const EVENT_DATA = {
   resource_gathered: z
     .looseObject({
       agent_id: agentId('who gathered'),
-      x: z.int().describe('column of the tile, west to east'),
-      y: z.int().describe('row of the tile, north to south'),
+      x: cellFields.x,
+      y: cellFields.y,
       resource: resource('what was gathered'),
       amount: z.int().min(1).describe('units gathered'),
       ap_spent: apSpent(),
