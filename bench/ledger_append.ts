@@ -58,7 +58,7 @@ export async function benchLedgerAppend(): Promise<{ engine: number; bare: numbe
     prepareEngineBatch();
     bare_entries = batch.map((submission, index) => {
       const event = {
-        event_type: 'key_backup_registered',
+        event_type: 'key_backup_registered' as const,
         actor: submission.actor,
         data: { agent_id: submission.actor, ...(submission.payload as object), replaced_backup_pubkey: null },
       };

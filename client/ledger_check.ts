@@ -3,13 +3,14 @@ import { verifyText } from './keys.js';
 import { agentIdWith, sha256Hex, signingString } from './protocol.js';
 import { isPrimeOrderKey } from './strict_ed25519.js';
 import {
-  ACT_OF_ROUTE,
-  DIGEST_PROOF_EVENTS,
-  REQUEST_OPENING_EVENTS,
-  FOLLOW_UP_OPENERS,
+  actOfSigned,
   AP_SPENDING_ACTS,
   AP_SPENT_LEDGER_REVISION,
-  eventClass,
+  eventDeclaration,
+  FOLLOW_UP_OPENERS,
+  followUpKey,
+  GENERIC_ACT_ROUTE,
+  REQUEST_OPENING_EVENTS,
 } from './ledger_events.js';
 
 /** A ledger entry as the wire carries it (docs/protocol.md#the-ledger). */
@@ -69,13 +70,6 @@ interface Keys {
 }
 
 const ZERO_HASH = '0'.repeat(64);
-
-/** The fields through which identity events bring a key onto the ledger (a registration may carry backup_pubkey null). */
-const KEY_FIELDS = new Map([
-  ['agent_registered', ['pubkey', 'backup_pubkey']],
-  ['key_backup_registered', ['backup_pubkey']],
-  ['key_rotated', ['new_pubkey']],
-]);
 
 /**
  * Checks a ledger entry by entry, needing nothing but the entries and the recipe:
@@ -153,8 +147,13 @@ export class LedgerChecker {
 
   private async checkProof(entry: WireEntry): Promise<string | undefined> {
     const { proof, data } = entry;
-    const founder_genesis = entry.event_type === 'agent_registered' && entry.seq === 2 && data.role === 'founder';
-    const kind = eventClass(entry.event_type);
+    const declaration = eventDeclaration(entry.event_type);
+    const founder_genesis =
+      declaration?.class === 'opens_request' &&
+      declaration.at_genesis_without_proof === true &&
+      entry.seq === 2 &&
+      data.role === 'founder';
+    const kind = declaration?.class;
     // An agent's event by 'system' would carry no proof, yet its data still names the agent.
     if (kind === undefined || (kind === 'system') !== (entry.actor === 'system'))
       return `${entry.event_type} is not an entry ${entry.actor === 'system' ? 'the system' : 'an agent'} can be the actor of`;
@@ -165,17 +164,19 @@ export class LedgerChecker {
     const body_sha256 = await signedBodySha256(proof, this.primitives.sha256Hex);
     if (body_sha256 === undefined)
       return 'proof must carry exactly one of body and body_sha256 (64 lowercase hex digits)';
-    if (entry.event_type === 'p0_refusal' && data.payload_sha256 !== body_sha256)
+    const digest_form = declaration?.class === 'opens_request' && declaration.digest_proof === true;
+    if (digest_form && data.payload_sha256 !== body_sha256)
       return 'data.payload_sha256 is not the hash of the body the proof signed';
     if (this.nonces_seen.has(proof.nonce)) return 'proof reuses a nonce already spent on this ledger';
     this.nonces_seen.add(proof.nonce);
 
+    const signed_by = declaration?.class === 'opens_request' ? declaration.signed_by : undefined;
     let signer_key: string | undefined;
-    if (entry.event_type === 'agent_registered') {
+    if (signed_by === 'data.pubkey') {
       signer_key = String(data.pubkey);
       if ((await agentIdWith(signer_key, this.primitives.sha256Hex).catch(() => '')) !== entry.actor)
         return 'actor is not the id derived from the registered key';
-    } else if (entry.event_type === 'key_rotated') {
+    } else if (signed_by === 'backup_key') {
       signer_key = this.keys.get(entry.actor)?.backup ?? undefined;
       if (!signer_key) return 'key rotation by an agent without a backup key';
     } else {
@@ -198,20 +199,16 @@ export class LedgerChecker {
   private strayFollowUp(entry: WireEntry): string | undefined {
     const opening = this.opening;
     if (!opening || opening.at !== entry.at) return `${entry.event_type} follows no signed request of its own`;
-    const kind =
-      entry.event_type === 'standing_awarded' ? `standing_awarded:${String(entry.data?.reason)}` : entry.event_type;
+    const kind = followUpKey(entry.event_type, entry.data);
     if (!FOLLOW_UP_OPENERS.get(kind)?.includes(opening.event_type))
       return `${kind} cannot come of a ${opening.event_type} request`;
     if (entry.event_type === 'ap_spent') {
       const mismatch = this.apSpentMismatch(entry, opening);
       if (mismatch) return mismatch;
     }
-    const named =
-      entry.event_type === 'resource_received'
-        ? opening.event_type === 'resource_sent'
-          ? opening.data.to
-          : undefined
-        : opening.actor;
+    const declaration = eventDeclaration(entry.event_type);
+    const named_field = declaration?.class === 'follows_request' ? declaration.actor_from_opening : undefined;
+    const named = named_field === undefined ? opening.actor : opening.data[named_field];
     return named === entry.actor
       ? undefined
       : `${entry.event_type} is for an agent the signed request before it does not name`;
@@ -264,11 +261,11 @@ export class LedgerChecker {
     if (!opening) return `${entry.event_type} opens no signed request`;
     const { path, body } = entry.proof!;
     const route = path.split('?')[0]!;
+    const opens = (act: unknown) => typeof act === 'string' && Object.hasOwn(opening.opened_by, act);
     if (body === undefined) {
       // A digest proves who signed, not what: only an event whose body must stay unpublished may carry one.
-      if (!DIGEST_PROOF_EVENTS.has(entry.event_type))
-        return `${entry.event_type} must carry its signed body, not only its digest`;
-      return route === '/api/v1/act' || opening.acts.includes(ACT_OF_ROUTE.get(route) ?? '')
+      if (!opening.digest_proof) return `${entry.event_type} must carry its signed body, not only its digest`;
+      return route === GENERIC_ACT_ROUTE || opens(actOfSigned(route, {}))
         ? undefined
         : `${entry.event_type} is not what a request to ${route} can open`;
     }
@@ -280,39 +277,40 @@ export class LedgerChecker {
     }
     if (signed === null || typeof signed !== 'object') return 'proof body is not a JSON object';
     const act = actOfSigned(route, signed);
-    if (typeof act !== 'string' || !opening.acts.includes(act))
-      return `${entry.event_type} is not what the signed request asked for (${String(act ?? route)})`;
-    const payload = (route === '/api/v1/act' ? (signed.payload ?? {}) : signed) as Record<string, unknown>;
-    for (const spec of opening.signed_fields) {
-      const field = spec.replace(/\?$/, '');
-      const value = Object.hasOwn(payload, field) ? payload[field] : undefined;
-      if (spec.endsWith('?') && (value === undefined || value === null)) continue;
-      if (canonicalizeJson(value) !== canonicalizeJson(entry.data[field]))
-        return `data.${field} differs from the signed body`;
+    if (!opens(act)) return `${entry.event_type} is not what the signed request asked for (${String(act ?? route)})`;
+    const payload = (route === GENERIC_ACT_ROUTE ? (signed.payload ?? {}) : signed) as Record<string, unknown>;
+    for (const field of opening.opened_by[act as string]!.signed_fields) {
+      const value = Object.hasOwn(payload, field.payload) ? payload[field.payload] : undefined;
+      if (field.when_given && (value === undefined || value === null)) continue;
+      if (canonicalizeJson(value) !== canonicalizeJson(dataAt(entry.data, field.data)))
+        return `data.${field.data} differs from the signed body${field.payload === field.data ? '' : `'s ${field.payload}`}`;
     }
     return undefined;
   }
 
+  /** The keys an identity event brings become the actor's from the next entry on; a registration starts them afresh. */
   private learnKeys(entry: WireEntry): void {
-    const { data } = entry;
-    if (entry.event_type === 'agent_registered') {
-      this.keys.set(entry.actor, {
-        primary: String(data.pubkey),
-        backup: typeof data.backup_pubkey === 'string' ? data.backup_pubkey : null,
-      });
-    } else if (entry.event_type === 'key_backup_registered') {
-      const keys = this.keys.get(entry.actor);
-      if (keys) keys.backup = String(data.backup_pubkey);
-    } else if (entry.event_type === 'key_rotated') {
-      const keys = this.keys.get(entry.actor);
-      if (keys) keys.primary = String(data.new_pubkey);
+    const declaration = eventDeclaration(entry.event_type);
+    if (declaration?.class !== 'opens_request' || !declaration.key_fields) return;
+    if (declaration.signed_by === 'data.pubkey') this.keys.set(entry.actor, { primary: '', backup: null });
+    const keys = this.keys.get(entry.actor);
+    if (!keys) return;
+    for (const { field, becomes } of declaration.key_fields) {
+      const key = entry.data[field];
+      if (becomes === 'primary') keys.primary = String(key);
+      else keys.backup = typeof key === 'string' ? key : null;
     }
   }
 }
 
-/** The act a signed request asked for: named by its route, or by the `act` field of a POST /api/v1/act body. */
-function actOfSigned(route: string, signed: Record<string, unknown>): unknown {
-  return route === '/api/v1/act' ? signed.act : ACT_OF_ROUTE.get(route);
+/** The value at a dotted path of an entry's data (`position.x`), undefined where any step is missing. */
+function dataAt(data: Record<string, unknown>, path: string): unknown {
+  let value: unknown = data;
+  for (const step of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, step)) return undefined;
+    value = (value as Record<string, unknown>)[step];
+  }
+  return value;
 }
 
 /** The act behind a proof already checked, whose body (if it has one) is known to be a JSON object. */
@@ -332,9 +330,11 @@ async function signedBodySha256(proof: WireProof, hash: CheckPrimitives['sha256H
 
 /** A key that is not a canonical prime-order point proves nothing (docs/protocol.md#strong-keys-and-canonical-signatures), so no ledger may register one. */
 function weakKeyIn(entry: WireEntry, isPrimeOrderKey: CheckPrimitives['isPrimeOrderKey']): string | undefined {
-  for (const field of KEY_FIELDS.get(entry.event_type) ?? []) {
+  const declaration = eventDeclaration(entry.event_type);
+  const key_fields = declaration?.class === 'opens_request' ? (declaration.key_fields ?? []) : [];
+  for (const { field, nullable } of key_fields) {
     const key = entry.data?.[field];
-    if (key === null && field === 'backup_pubkey' && entry.event_type === 'agent_registered') continue;
+    if (key === null && nullable) continue;
     if (typeof key !== 'string' || !isPrimeOrderKey(key))
       return `data.${field} is not a canonical prime-order ed25519 key`;
   }

@@ -4,6 +4,7 @@ import { AP_SPENT_LEDGER_REVISION } from './genesis.js';
 import { gateRefusal } from './governance/membership.js';
 import { noteMemberAct } from './governance/electorate.js';
 import { pomRefusal, type PomAnswer } from './pom/gate.js';
+import { checkEmitted } from './events/emit_check.js';
 import { invariant } from './invariant.js';
 import {
   chainEntry,
@@ -71,8 +72,8 @@ export function applyAction(state: SocietyState, action: LoggedAction, at_ms: Ep
     invariant(events.length === 0, `${action.act} emitted events and then refused`);
     return { outcome, entries: [] };
   }
-  // A4: every applied act is public and recorded; the request that caused it is proved on its first entry.
-  invariant(events.length > 0, `${action.act} applied without a ledger entry`);
+  // A4: every applied act is public and recorded, as the event catalogue declares; the request that caused it is proved on its first entry.
+  checkEmitted(definition, events, ap_spent);
   // Who has acted decides who counts toward quorum (governance/electorate.ts).
   if (definition.gates.membership && !outcome.answer_as) noteMemberAct(state, action.actor, at_ms);
   if (ap_spent > 0 && state.ledger_revision >= AP_SPENT_LEDGER_REVISION)

@@ -14,8 +14,7 @@ import { textAtMost } from './text.js';
  */
 export const LEDGER_REVISION = 1;
 
-/** The first revision whose acts that cost AP are followed by an ap_spent entry. */
-export const AP_SPENT_LEDGER_REVISION = 1;
+export { AP_SPENT_LEDGER_REVISION } from './events/event_catalogue.js';
 
 /**
  * What founds a society: the world seed, the Founder's public key and the initial

@@ -2,6 +2,7 @@ import { canonicalJson, sha256Hex } from './canonical.js';
 import { invariant } from './invariant.js';
 import { isoAt, type EpochMs } from './time.js';
 import type { LedgerHead } from './state.js';
+import type { EventType } from './events/event_catalogue.js';
 
 /** The signed request behind an entry, enough for anyone to re-check the signature. */
 export interface Proof {
@@ -76,9 +77,9 @@ export interface LedgerEntry {
   hash: string;
 }
 
-/** An event as an apply function emits it, before it is placed on the chain. */
+/** An event as an apply function emits it, before it is placed on the chain: only a type the event catalogue declares. */
 export interface LedgerEvent {
-  event_type: string;
+  event_type: EventType;
   actor: string;
   data: Record<string, unknown>;
 }

@@ -34,7 +34,7 @@ describe('LEDGER_ENTRY_BYTES_MAX', () => {
 
   it('is an invariant where an entry is chained: an entry one byte over it is a bug, not an entry', () => {
     const head = { seq: 0, hash: GENESIS_PREV_HASH };
-    const event = (text: string) => ({ event_type: 'restore_drill', actor: 'system', data: { text } });
+    const event = (text: string) => ({ event_type: 'restore_drill' as const, actor: 'system', data: { text } });
     const envelope = bytes(chainEntry(head, 0, event('')).json);
     const fits = chainEntry(head, 0, event('x'.repeat(LEDGER_ENTRY_BYTES_MAX - envelope)));
     expect(bytes(fits.json)).toBe(LEDGER_ENTRY_BYTES_MAX);

@@ -38,7 +38,7 @@ function entriesAfter(head: LedgerHead, count: number): ChainedEntry[] {
   const entries: ChainedEntry[] = [];
   let current = head;
   for (let index = 0; index < count; index++) {
-    const entry = chainEntry(current, AT_MS, { event_type: 'test_event', actor: 'system', data: { index } });
+    const entry = chainEntry(current, AT_MS, { event_type: 'restore_drill', actor: 'system', data: { index } });
     entries.push(entry);
     current = { seq: entry.seq, hash: entry.hash };
   }

@@ -17,6 +17,7 @@ import { bareFrame } from '../pages/frame.js';
 import type { Authenticator } from '../authenticate.js';
 import { parseOrThrow } from '../parse.js';
 import { RefusalError } from '../refusal_error.js';
+import { ACT_ROUTES } from '../../engine/events/signed_routes.js';
 
 const GrantRequest = z.strictObject({
   kind: z.enum(['observer']).default('observer'),
@@ -36,7 +37,7 @@ interface GrantDeps {
  * redeems it.
  */
 export function mountGrantRoutes(router: Routes, deps: GrantDeps): void {
-  router.post('/api/v1/grants', async (ctx) => {
+  router.post(ACT_ROUTES.grant_issue, async (ctx) => {
     const request = parseOrThrow(GrantRequest, ctx.request.body, ['body']);
     // Before the signature, as for every act: a refusal for a full queue leaves the nonce unspent.
     const full = deps.engine.queueFullRefusal();

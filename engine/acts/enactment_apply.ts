@@ -4,6 +4,7 @@ import { enactMotion } from '../governance/enact.js';
 import { findMotion } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
 import { quoteMemberText } from '../text.js';
+import { ACT_ROUTES } from '../events/signed_routes.js';
 
 export const enactmentApply = defineAct({
   name: 'enactment_apply',
@@ -12,7 +13,7 @@ export const enactmentApply = defineAct({
   payload: MotionRefSchema,
   signer: 'primary',
   via_act: false,
-  rest: { method: 'POST', path: '/enactment/apply' },
+  rest: { method: 'POST', path: ACT_ROUTES.enactment_apply },
   gates: { membership: false, pom: false, founder: true },
   apply(ctx, payload) {
     const motion = findMotion(ctx.state, payload.motion_id);

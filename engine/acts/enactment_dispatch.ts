@@ -3,6 +3,7 @@ import { defineAct } from '../act.js';
 import { chronicle } from '../governance/governance_state.js';
 import { LEDGER_ENTRY_BYTES_MAX } from '../ledger.js';
 import { asOneLine } from '../text.js';
+import { ACT_ROUTES } from '../events/signed_routes.js';
 
 export const DispatchSchema = z.strictObject({});
 
@@ -37,7 +38,7 @@ export const enactmentDispatch = defineAct({
   payload: DispatchSchema,
   signer: 'primary',
   via_act: false,
-  rest: { method: 'POST', path: '/enactment/dispatch' },
+  rest: { method: 'POST', path: ACT_ROUTES.enactment_dispatch },
   gates: { membership: false, pom: false, founder: true },
   apply(ctx) {
     const governance = ctx.state.governance;

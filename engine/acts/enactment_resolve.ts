@@ -4,6 +4,7 @@ import { refuse, isRefusal } from '../refusals.js';
 import { enactMotion } from '../governance/enact.js';
 import { findMotion } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
+import { ACT_ROUTES } from '../events/signed_routes.js';
 
 export const ResolveSchema = MotionRefSchema.extend({ reason: oneLineText(2000).min(1) });
 
@@ -15,7 +16,7 @@ export const enactmentResolve = defineAct({
   payload: ResolveSchema,
   signer: 'primary',
   via_act: false,
-  rest: { method: 'POST', path: '/enactment/resolve' },
+  rest: { method: 'POST', path: ACT_ROUTES.enactment_resolve },
   gates: { membership: false, pom: false, founder: true },
   apply(ctx, payload) {
     const motion = findMotion(ctx.state, payload.motion_id);

@@ -3,6 +3,7 @@ import { defineAct } from '../act.js';
 import { PubkeySchema, weakKeyRefusal } from '../identity.js';
 import { invariant } from '../invariant.js';
 import { refuse } from '../refusals.js';
+import { ACT_ROUTES } from '../events/signed_routes.js';
 
 export const BackupKeySchema = z.strictObject({
   backup_pubkey: PubkeySchema,
@@ -20,7 +21,7 @@ export const keyBackupRegister = defineAct({
   payload: BackupKeySchema,
   signer: 'primary',
   via_act: true,
-  rest: { method: 'POST', path: '/api/v1/keys/backup' },
+  rest: { method: 'POST', path: ACT_ROUTES.key_backup_register },
   gates: { membership: false, pom: false },
   // It replaces the backup key on record; the same key again is refused (KEY_TAKEN).
   destructive: true,

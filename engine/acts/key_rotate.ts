@@ -3,6 +3,7 @@ import { defineAct } from '../act.js';
 import { PubkeySchema, weakKeyRefusal } from '../identity.js';
 import { invariant } from '../invariant.js';
 import { refuse } from '../refusals.js';
+import { ACT_ROUTES } from '../events/signed_routes.js';
 
 export const RotateKeySchema = z.strictObject({
   new_pubkey: PubkeySchema,
@@ -20,7 +21,7 @@ export const keyRotate = defineAct({
   payload: RotateKeySchema,
   signer: 'backup',
   via_act: false,
-  rest: { method: 'POST', path: '/api/v1/keys/rotate' },
+  rest: { method: 'POST', path: ACT_ROUTES.key_rotate },
   gates: { membership: false, pom: false },
   // The old primary key stops signing for the agent.
   destructive: true,

@@ -6,6 +6,7 @@ import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
 import { makeChallenge } from '../pom/challenges.js';
 import { challengesOf, issueChallenge, removeChallenge } from '../pom/challenge_index.js';
+import { ACT_ROUTES } from '../events/signed_routes.js';
 
 const outstanding_per_agent_max = 8;
 
@@ -23,7 +24,7 @@ export const pomChallenge = defineAct({
   payload: ChallengeRequestSchema,
   signer: 'primary',
   via_act: false,
-  rest: { method: 'POST', path: '/api/v1/pom/challenge' },
+  rest: { method: 'POST', path: ACT_ROUTES.pom_challenge },
   gates: { membership: false, pom: false },
   apply(ctx, { intent }) {
     const { state, at_ms, actor } = ctx;

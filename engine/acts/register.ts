@@ -7,6 +7,7 @@ import { indexAgent } from '../state.js';
 import { joinWorld } from '../world/join.js';
 import { spawnPoint } from '../world/spawn.js';
 import { codePointsAtMost, oneLineText } from '../text.js';
+import { ACT_ROUTES } from '../events/signed_routes.js';
 
 export const handle_length_min = 3;
 export const handle_length_max = 32;
@@ -32,7 +33,7 @@ export const register = defineAct({
   payload: RegisterSchema,
   signer: 'payload_pubkey',
   via_act: false,
-  rest: { method: 'POST', path: '/api/v1/register' },
+  rest: { method: 'POST', path: ACT_ROUTES.register },
   gates: { membership: false, pom: false },
   // A second registration of the same key is refused (KEY_TAKEN): retrying is safe.
   idempotent: true,
