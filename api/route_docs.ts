@@ -9,7 +9,8 @@ export interface RouteAnswer {
   description: string;
   /** JSON answers only; text and binary answers are described by their media type. */
   schema?: z.ZodType;
-  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  /** `required`: the service sends it on every such answer, so a client may count on it. */
+  headers?: Record<string, { description: string; required?: boolean; schema: Record<string, unknown> }>;
 }
 
 /**
@@ -55,8 +56,12 @@ const json = jsonAnswer;
 const SET_COOKIE = {
   'Set-Cookie': { description: 'The unwatched cookie, after a recorded payment', schema: { type: 'string' } },
 };
-const LOCATION = { Location: { description: 'The checkout URL', schema: { type: 'string', format: 'uri' } } };
-const NO_STORE = { 'Cache-Control': { description: 'no-store: a nonce is never cached', schema: { type: 'string' } } };
+const LOCATION = {
+  Location: { description: 'The checkout URL', required: true, schema: { type: 'string', format: 'uri' } },
+};
+const NO_STORE = {
+  'Cache-Control': { description: 'A nonce is never cached', required: true, schema: { const: 'no-store' } },
+};
 
 const AgentId = z
   .string()
@@ -407,6 +412,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
         headers: {
           'Retry-After': {
             description: 'Seconds until the batch can be paid for',
+            required: true,
             schema: { type: 'integer', minimum: 1 },
           },
         },

@@ -58,6 +58,15 @@ describe('headers checked against the contract', () => {
     ).not.toThrow();
   });
 
+  it("holds a nonce's answer to the Cache-Control: no-store the document requires of it", () => {
+    const nonce = { agent: AGENT, nonce: 'n', expires_at: '2026-11-27T10:00:00.000+00:00' };
+    const check = (headers: Record<string, string>) => () =>
+      checkAnswer('GET', '/api/v1/nonce', 200, JSON_TYPE, nonce, headers);
+    expect(check({ 'cache-control': 'no-store' })).not.toThrow();
+    expect(check({})).toThrow(/required header Cache-Control is missing/);
+    expect(check({ 'cache-control': 'max-age=60' })).toThrow(/header Cache-Control: "max-age=60"/);
+  });
+
   it('checks the headers of an answer that is not JSON', () => {
     const document = copyOf(openApiDocument());
     document.components.headers.RateLimitRemaining.required = true;
@@ -105,7 +114,9 @@ describe('answers of a server run as a child process', () => {
       await expect(fetch(`${server.url}/api/v1/nonce?agent=${AGENT}`)).rejects.toThrow(ContractError);
       const failures = takeContractFailures();
       expect(failures).toHaveLength(1);
-      expect(failures[0]).toMatch(/header Cache-Control: "no-store"[\s\S]*required header X-Not-Sent is missing/);
+      expect(failures[0]).toMatch(
+        /header Cache-Control: "no-store"[\s\S]*required header X-Not-Sent is missing[\s\S]*not_sent/,
+      );
 
       // A helper that reads answers without fetch (test/helpers/http_from.ts) is held to the same document.
       const url = new URL(`${server.url}/api/v1/nonce?agent=${AGENT}`);

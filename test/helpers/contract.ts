@@ -129,20 +129,26 @@ class Contract {
   ): void {
     const declared = this.responseOf(method, path, status);
     if (!declared) return;
-    if (headers) this.checkHeaders(declared, headers);
+    // Whatever is wrong with the headers, the media type and the body is reported together, as one failure.
+    const problems = headers ? this.headerProblems(declared, headers) : [];
     const media = mediaTypeOf(content_type);
     const content = (declared.response.content ?? {}) as Record<string, Json>;
     // The exact media type: a client picks its parser by it, so application/json where
     // application/problem+json is declared (or the reverse) is a mismatch too.
     const schema_holder = content[media];
     if (!schema_holder)
-      throw new ContractError(
-        declared.name,
+      problems.push(
         `a ${media || 'untyped'} body where the document declares ${Object.keys(content).join(', ') || 'none'}`,
       );
-    if (!schema_holder.schema) return;
-    const validate = this.compile(`${declared.id} ${media}`, schema_holder.schema);
-    if (!validate(body)) throw new ContractError(declared.name, validate.errors);
+    else if (schema_holder.schema) {
+      const validate = this.compile(`${declared.id} ${media}`, schema_holder.schema);
+      if (!validate(body))
+        throw new ContractError(
+          declared.name,
+          problems.length > 0 ? `${problems.join('; ')}; ${JSON.stringify(validate.errors, null, 1)}` : validate.errors,
+        );
+    }
+    if (problems.length > 0) throw new ContractError(declared.name, problems.join('; '));
   }
 
   /**
@@ -153,10 +159,11 @@ class Contract {
    */
   checkAnswerHeaders(method: string, path: string, status: number, headers: AnswerHeaders): void {
     const declared = this.responseOf(method, path, status);
-    if (declared) this.checkHeaders(declared, headers);
+    const problems = declared ? this.headerProblems(declared, headers) : [];
+    if (problems.length > 0) throw new ContractError(declared!.name, problems.join('; '));
   }
 
-  private checkHeaders(declared: Declared, headers: AnswerHeaders): void {
+  private headerProblems(declared: Declared, headers: AnswerHeaders): string[] {
     const problems: string[] = [];
     for (const [name, declaration] of Object.entries((declared.response.headers ?? {}) as Record<string, Json>)) {
       if (name.toLowerCase() === 'content-type') continue;
@@ -173,7 +180,7 @@ class Contract {
           `header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors, { dataVar: name })}`,
         );
     }
-    if (problems.length > 0) throw new ContractError(declared.name, problems.join('; '));
+    return problems;
   }
 
   /** A Header Object, its `$ref` into components.headers followed. */
