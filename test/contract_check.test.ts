@@ -71,9 +71,27 @@ describe('headers checked against the contract', () => {
     const document = copyOf(openApiDocument());
     document.components.headers.RateLimitRemaining.required = true;
     const headers = { 'content-type': 'text/html; charset=utf-8' };
-    expect(() => contractOf(document).checkAnswerHeaders('GET', '/api/v1/ledger', 200, headers)).toThrow(
+    expect(() => contractOf(document).checkUnreadBody('GET', '/api/v1/ledger', 200, 'text/html', headers)).toThrow(
       /required header RateLimit-Remaining is missing/,
     );
+  });
+
+  it('rejects an answer that is not JSON whose media type the response does not declare', () => {
+    const contract = contractOf(openApiDocument());
+    const text = 'text/plain; charset=utf-8';
+    expect(() => contract.checkUnreadBody('GET', '/charter.md', 200, text, {})).not.toThrow();
+    expect(() => contract.checkUnreadBody('GET', '/charter', 200, text, {})).toThrow(
+      /a text\/plain body where the document declares text\/html/,
+    );
+    // A bodiless 304 has no declared body to hold it to.
+    expect(() => contract.checkUnreadBody('GET', '/log/tile/0/000', 304, null, {})).not.toThrow();
+  });
+
+  it("matches a path to its most literal template: a motion's Markdown is not its page", () => {
+    const contract = contractOf(openApiDocument());
+    const motion = '/motions/mo_0123456789abcdef';
+    expect(() => contract.checkUnreadBody('GET', `${motion}.md`, 200, 'text/plain', {})).not.toThrow();
+    expect(() => contract.checkUnreadBody('GET', motion, 200, 'text/plain', {})).toThrow(/declares text\/html/);
   });
 
   it('rejects a JSON answer whose media type the response does not declare, even another JSON one', () => {

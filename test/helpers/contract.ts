@@ -22,6 +22,8 @@ interface Template {
   pattern: RegExp;
   /** Path parameters: a literal segment matches before a parameter does. */
   parameters: number;
+  /** Characters outside parameters: among as many parameters, `/motions/{id}.md` matches before `/motions/{id}`. */
+  literal: number;
   item: Json;
 }
 
@@ -78,9 +80,10 @@ class Contract {
             .join('')}$`,
         ),
         parameters: (template.match(/\{\w+\}/g) ?? []).length,
+        literal: template.replace(/\{\w+\}/g, '').length,
         item,
       }))
-      .sort((a, b) => a.parameters - b.parameters);
+      .sort((a, b) => a.parameters - b.parameters || b.literal - a.literal);
   }
 
   /** The operation serving a method and a concrete path, if the document has one. */
@@ -152,17 +155,27 @@ class Contract {
   }
 
   /**
-   * Checks the headers of any answer against those its response declares: one declared
-   * required must be there, and one there must match its schema (read as OpenAPI's simple
-   * style reads a scalar: a number where the schema wants one). Content-Type is left to
-   * the media type check, as OpenAPI says.
+   * Checks an answer whose body is not read (text, bytes, an empty body): its headers, and
+   * its media type when the response declares a body (a redirect's courtesy text, and a
+   * 304's or a 202's nothing, have none declared to hold them to).
    */
-  checkAnswerHeaders(method: string, path: string, status: number, headers: AnswerHeaders): void {
+  checkUnreadBody(method: string, path: string, status: number, content_type: string | null, headers: AnswerHeaders) {
     const declared = this.responseOf(method, path, status);
-    const problems = declared ? this.headerProblems(declared, headers) : [];
-    if (problems.length > 0) throw new ContractError(declared!.name, problems.join('; '));
+    if (!declared) return;
+    const problems = this.headerProblems(declared, headers);
+    const declared_types = Object.keys((declared.response.content ?? {}) as Json);
+    const media = mediaTypeOf(content_type);
+    if (declared_types.length > 0 && media !== '' && !declared_types.includes(media))
+      problems.push(`a ${media} body where the document declares ${declared_types.join(', ')}`);
+    if (problems.length > 0) throw new ContractError(declared.name, problems.join('; '));
   }
 
+  /**
+   * What is wrong with an answer's headers against those its response declares: one
+   * declared required must be there, and one there must match its schema (read as
+   * OpenAPI's simple style reads a scalar: a number where the schema wants one).
+   * Content-Type is left to the media type check, as OpenAPI says.
+   */
   private headerProblems(declared: Declared, headers: AnswerHeaders): string[] {
     const problems: string[] = [];
     for (const [name, declaration] of Object.entries((declared.response.headers ?? {}) as Record<string, Json>)) {
@@ -354,7 +367,7 @@ export function checkWatchedAnswer(
   if (!watched || method.toUpperCase() === 'HEAD') return;
   try {
     if (!isJson(content_type) || text === '') {
-      if (headers) watched.contract.checkAnswerHeaders(method, url.pathname, status, headers);
+      if (headers) watched.contract.checkUnreadBody(method, url.pathname, status, content_type, headers);
       return;
     }
     let body: unknown;
