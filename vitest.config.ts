@@ -21,7 +21,7 @@ export default defineConfig({
     // registration (lmdb's napi init). The tests share no module state that needs a fresh
     // process: nothing is mocked, stubbed or patched globally.
     isolate: false,
-    // Every JSON answer a test gets from a test society is checked against the OpenAPI document (issue 31).
+    // Every answer a test gets from a test society, in-process or a child process, is checked against the OpenAPI document (issue 31).
     setupFiles: ['./test/helpers/contract_setup.ts'],
   },
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve as resolvePath } from 'node:path';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { unwatchAnswers, watchAnswers } from './contract.js';
@@ -40,7 +40,7 @@ const BUILT_SERVER = 'dist/api/main.js';
  * sources the tests are compiled from: the two differ until the next build).
  */
 async function servedDocument(): Promise<Record<string, any>> {
-  const built = pathToFileURL(resolvePath('dist/api/openapi.js')).href;
+  const built = pathToFileURL(resolvePath(dirname(BUILT_SERVER), 'openapi.js')).href;
   const { openApiDocument } = (await import(built)) as { openApiDocument(): Record<string, any> };
   return openApiDocument();
 }
@@ -63,7 +63,7 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     });
     child.once('exit', (code) => reject(new ChildServerExitedError(code, stderr)));
   });
-  // Its JSON answers are checked against the document it serves while it runs (test/helpers/contract_setup.ts).
+  // Its answers are checked against the document it serves while it runs (test/helpers/contract_setup.ts).
   watchAnswers(url, await servedDocument());
   void exited.then(() => unwatchAnswers(url));
   return {
