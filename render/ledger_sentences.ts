@@ -4,7 +4,7 @@
  * things an entry names (an agent, a motion, a tile, an entry, a Dispatch, a member's
  * words), which the HTML and the Markdown renderings link, name or quote each their way.
  */
-import { FOLLOW_UP_EVENTS, REQUEST_OPENING_EVENTS, SYSTEM_EVENTS } from '../client/ledger_events.js';
+import { EVENT_TYPES, tileOf, type EventType } from '../engine/events/event_catalogue.js';
 import { BLOCKS } from '../engine/index.js';
 
 export type SentencePart =
@@ -25,14 +25,15 @@ export interface SentenceEntry {
   data: Record<string, unknown>;
 }
 
-type Sentence = (data: Record<string, any>, actor: string) => SentencePart[];
+/** A sentence from the entry's data and actor, and its tile where the event catalogue says it has one. */
+type Sentence = (
+  data: Record<string, any>,
+  actor: string,
+  tile: { x: number; y: number } | undefined,
+) => SentencePart[];
 
-/** Every event type the ledger's recipe knows (client/ledger_events.ts), each in one class. */
-export const KNOWN_EVENT_TYPES: readonly string[] = [
-  ...REQUEST_OPENING_EVENTS.keys(),
-  ...FOLLOW_UP_EVENTS,
-  ...SYSTEM_EVENTS,
-].sort();
+/** Every event type the ledger's recipe knows (engine/events/event_catalogue.ts). */
+export const KNOWN_EVENT_TYPES: readonly string[] = EVENT_TYPES;
 
 /**
  * Entries that keep the books rather than tell what happened: a Proof of Machine
@@ -48,10 +49,7 @@ const ap = (data: Record<string, any>): SentencePart[] =>
   typeof data.ap_spent === 'number' && data.ap_spent > 0 ? [`, ${data.ap_spent} AP`] : [];
 const point = (value: any): { x: number; y: number } | undefined =>
   value && Number.isInteger(value.x) && Number.isInteger(value.y) ? { x: value.x, y: value.y } : undefined;
-const at = (data: Record<string, any>): SentencePart[] => {
-  const tile = point(data) ?? point(data.position) ?? point(data.site);
-  return tile ? [' at ', { tile }] : [];
-};
+const at = (tile: { x: number; y: number } | undefined): SentencePart[] => (tile ? [' at ', { tile }] : []);
 const depth = (data: Record<string, any>): SentencePart[] => (Number.isInteger(data.z) ? [` (z ${data.z})`] : []);
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -63,16 +61,28 @@ function direction(from: { x: number; y: number }, to: { x: number; y: number })
 }
 
 const STRUCTURES: Record<string, Sentence> = {
-  relay_mast: (data, actor) => [{ agent: actor }, ` built relay mast #${data.relay_id}`, ...at(data), ...ap(data)],
-  aether_hub: (data, actor) => [{ agent: actor }, ` built the Aether Hub on mast #${data.relay_id}`, ...at(data)],
+  relay_mast: (data, actor, tile) => [
+    { agent: actor },
+    ` built relay mast #${data.relay_id}`,
+    ...at(tile),
+    ...ap(data),
+  ],
+  aether_hub: (data, actor, tile) => [{ agent: actor }, ` built the Aether Hub on mast #${data.relay_id}`, ...at(tile)],
   relay_link: (data, actor) => [
     { agent: actor },
     ` linked masts #${data.from_relay_id} and #${data.to_relay_id} (${plural(data.span, 'tile')}, ${data.silicon_spent} silicon)`,
   ],
-  road: (data, actor) => [{ agent: actor }, ' laid a road', ...at(data), ...ap(data), `, ${data.slag_spent} slag`],
+  road: (data, actor, tile) => [
+    { agent: actor },
+    ' laid a road',
+    ...at(tile),
+    ...ap(data),
+    `, ${data.slag_spent} slag`,
+  ],
 };
 
-const SENTENCES: Record<string, Sentence> = {
+/** One per event type of the catalogue: a type without a sentence does not compile. */
+const SENTENCES: Record<EventType, Sentence> = {
   society_founded: (data) => ['The society ', { quote: String(data.society_name ?? '') }, ' was founded'],
   agent_registered: (data, actor) => [
     { agent: actor },
@@ -145,24 +155,30 @@ const SENTENCES: Record<string, Sentence> = {
       ...ap(data),
     ];
   },
-  terrain_dug: (data, actor) => [{ agent: actor }, ` dug ${data.yield}`, ...at(data), ...depth(data), ...ap(data)],
-  resource_gathered: (data, actor) => [
+  terrain_dug: (data, actor, tile) => [
     { agent: actor },
-    ` gathered ${data.amount} ${data.resource}`,
-    ...at(data),
-    ...ap(data),
-  ],
-  block_placed: (data, actor) => [
-    { agent: actor },
-    ` placed ${data.block ?? BLOCK_NAMES[data.block_id] ?? `block ${data.block_id}`}`,
-    ...at(data),
+    ` dug ${data.yield}`,
+    ...at(tile),
     ...depth(data),
     ...ap(data),
   ],
-  block_broken: (data, actor) => [
+  resource_gathered: (data, actor, tile) => [
+    { agent: actor },
+    ` gathered ${data.amount} ${data.resource}`,
+    ...at(tile),
+    ...ap(data),
+  ],
+  block_placed: (data, actor, tile) => [
+    { agent: actor },
+    ` placed ${data.block ?? BLOCK_NAMES[data.block_id] ?? `block ${data.block_id}`}`,
+    ...at(tile),
+    ...depth(data),
+    ...ap(data),
+  ],
+  block_broken: (data, actor, tile) => [
     { agent: actor },
     ` broke ${BLOCK_NAMES[data.block_id] ?? `block ${data.block_id}`}`,
-    ...at(data),
+    ...at(tile),
     ...depth(data),
     ...ap(data),
   ],
@@ -177,8 +193,12 @@ const SENTENCES: Record<string, Sentence> = {
     ` received ${data.amount} ${data.resource} from `,
     { agent: String(data.from) },
   ],
-  structure_built: (data, actor) =>
-    (STRUCTURES[data.structure] ?? ((d, a) => [{ agent: a }, ` built a ${d.structure}`, ...at(d)]))(data, actor),
+  structure_built: (data, actor, tile) =>
+    (STRUCTURES[data.structure] ?? ((d, a) => [{ agent: a }, ` built a ${d.structure}`, ...at(tile)]))(
+      data,
+      actor,
+      tile,
+    ),
   aether_sent: (data, actor) => [{ agent: actor }, ` sent message #${data.message_id} on the Aether`],
   ap_spent: (data, actor) => [
     { agent: actor },
@@ -190,8 +210,12 @@ const SENTENCES: Record<string, Sentence> = {
     { agent: actor },
     ` was awarded ${data.points} standing for ${String(data.reason).replaceAll('_', ' ')}`,
   ],
-  biome_first_discovery: (data, actor) => [{ agent: actor }, ` was the first to reach ${data.biome}`, ...at(data)],
-  relic_found: (data, actor) => [{ agent: actor }, ' found a relic', ...at(data)],
+  biome_first_discovery: (data, actor, tile) => [
+    { agent: actor },
+    ` was the first to reach ${data.biome}`,
+    ...at(tile),
+  ],
+  relic_found: (data, actor, tile) => [{ agent: actor }, ' found a relic', ...at(tile)],
   grant_issued: (data, actor) => [{ agent: actor }, ` issued a one-time ${data.kind} grant link`],
   grant_redeemed: (data) => [`A one-time ${data.kind} grant link was taken`],
   payments_configured: (data) => [
@@ -207,8 +231,8 @@ const SENTENCES: Record<string, Sentence> = {
 
 /** The sentence of an entry; an event type this version does not know still reads, plainly. */
 export function sentenceOf(entry: SentenceEntry): SentencePart[] {
-  const sentence = SENTENCES[entry.event_type];
-  if (sentence) return sentence(entry.data ?? {}, entry.actor);
+  const sentence = Object.hasOwn(SENTENCES, entry.event_type) ? SENTENCES[entry.event_type as EventType] : undefined;
+  if (sentence) return sentence(entry.data ?? {}, entry.actor, tileOf(entry.event_type, entry.data));
   const who: SentencePart[] = entry.actor === 'system' ? ['The system'] : [{ agent: entry.actor }];
   return [...who, `: ${entry.event_type.replaceAll('_', ' ')}`];
 }

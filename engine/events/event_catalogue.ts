@@ -315,3 +315,16 @@ function followUpOpeners(): Map<string, readonly string[]> {
   }
   return openers;
 }
+
+/** The tile an entry names, where its declaration says it has one and the data holds whole coordinates there. */
+export function tileOf(
+  event_type: string,
+  data: Readonly<Record<string, unknown>> | undefined,
+): { x: number; y: number } | undefined {
+  const field = eventDeclaration(event_type)?.tile;
+  if (field === undefined || !data) return undefined;
+  const place = (field === '.' ? data : data[field]) as Record<string, unknown> | null | undefined;
+  if (!place || typeof place !== 'object') return undefined;
+  const { x, y } = place;
+  return Number.isInteger(x) && Number.isInteger(y) ? { x: x as number, y: y as number } : undefined;
+}

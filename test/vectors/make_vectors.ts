@@ -19,7 +19,16 @@ import { loadLogKey } from '../../api/log/log_key.js';
 import { TransparencyLog } from '../../api/log/transparency_log.js';
 import { LOG_KEY_FILE } from '../../api/data_folder.js';
 import { LedgerPages } from '../../api/ledger_pages.js';
-import { Engine, findAct, MemoryStore, type SubmitResult } from '../../engine/index.js';
+import type { Engine, MemoryStore } from '../../engine/index.js';
+import { signedEngine, type ScriptLine } from '../helpers/signed_engine.js';
+import {
+  AP_SPENDING_ACTS,
+  AP_SPENT_LEDGER_REVISION,
+  EVENT_CATALOGUE,
+  EVENT_TYPES,
+  FOLLOW_UP_OPENERS,
+} from '../../engine/events/event_catalogue.js';
+import { ACT_ROUTES, GENERIC_ACT_ROUTE } from '../../engine/events/signed_routes.js';
 import { DIRECTIONS, type Direction } from '../../engine/world/geometry.js';
 import {
   L,
@@ -47,6 +56,7 @@ export const VECTOR_FILES = [
   'ledger_proofs.json',
   'ledger.json',
   'transparency.json',
+  'event_catalogue.json',
 ] as const;
 export type VectorFile = (typeof VECTOR_FILES)[number];
 
@@ -81,6 +91,26 @@ export async function makeVectors(): Promise<Record<VectorFile, string>> {
     'ledger_proofs.json': fileText('ledger_proofs.json', await ledgerProofVectors(society)),
     'ledger.json': fileText('ledger.json', await ledgerVectors(society)),
     'transparency.json': fileText('transparency.json', await transparencyVectors(society)),
+    'event_catalogue.json': fileText('event_catalogue.json', eventCatalogueVectors()),
+  };
+}
+
+/**
+ * The ledger recipe's tables as data: every event type's class, the acts that open it
+ * with the fields equal to their payload, which spend AP, what may follow what, and the
+ * routes that name an act. A verifier in any language loads this instead of keeping
+ * its own copy (the Python client in clients/python does).
+ */
+function eventCatalogueVectors() {
+  return {
+    description:
+      'The event catalogue (engine/events/event_catalogue.ts) as data: how the ledger recipe judges each event type. See docs/protocol.md#the-ledger.',
+    ap_spent_ledger_revision: AP_SPENT_LEDGER_REVISION,
+    generic_act_route: GENERIC_ACT_ROUTE,
+    act_routes: ACT_ROUTES,
+    ap_spending_acts: [...AP_SPENDING_ACTS].sort(),
+    follow_up_openers: Object.fromEntries(FOLLOW_UP_OPENERS),
+    events: Object.fromEntries(EVENT_TYPES.map((event_type) => [event_type, EVENT_CATALOGUE[event_type]])),
   };
 }
 
@@ -375,7 +405,7 @@ export interface GrownLedger {
   engine: Engine;
   store: MemoryStore;
   /** The full, readable log of what was asked, for the README. */
-  script: { act: string; actor: string; refused?: string; seqs?: [number, number] }[];
+  script: ScriptLine[];
 }
 
 let grown: Promise<GrownLedger> | undefined;
@@ -394,91 +424,16 @@ async function growLedgerOnce(): Promise<GrownLedger> {
   const bob_backup = await keyFromSeed(await seedOf('bob-backup'));
   const bob_new = await keyFromSeed(await seedOf('bob-rotated'));
   const keys = { founder, alice, bob, alice_backup, bob_backup, bob_new };
-  const store = new MemoryStore();
-  let now = ENGINE_START_MS;
-  const engine = await Engine.open(
-    store,
-    {
+  const { engine, store, script, perform, must } = await signedEngine({
+    genesis: {
       society_name: 'Vectors',
       world_seed: 'conformance-vectors',
       founder_pubkey: founder.public_key,
       params: { ap_at_registration: 300, ap_cap: 1000 },
     },
-    {
-      clock: () => now,
-      on_fatal: (error) => {
-        throw error;
-      },
-    },
-  );
-  const script: GrownLedger['script'] = [];
-  let nonce_counter = 0;
-  /** Signs the request as a client would (the route's canonical body, a fixed nonce) and submits it. */
-  const act = async (
-    signer: AgentKey,
-    actor: string,
-    name: string,
-    payload: Record<string, unknown>,
-    pom?: { challenge_id: string; puzzle_solution: string },
-  ): Promise<SubmitResult> => {
-    now += 1000;
-    const definition = findAct(name);
-    if (!definition || definition.effect !== 'write') throw new Error(`no write act ${name}`);
-    const parsed = definition.payload.parse(payload) as Record<string, unknown>;
-    const via_act = definition.via_act;
-    const path = via_act ? '/api/v1/act' : definition.rest!.path;
-    const body = canonicalBody(
-      via_act
-        ? {
-            act: name,
-            challenge_id: pom?.challenge_id ?? null,
-            puzzle_solution: pom?.puzzle_solution ?? null,
-            payload: parsed,
-          }
-        : parsed,
-    );
-    nonce_counter += 1;
-    const nonce = toBase64url(Buffer.from(await sha256Hex(`tessera-vectors/nonce/${nonce_counter}`), 'hex')).slice(
-      0,
-      40,
-    );
-    const text = signingString({ method: 'POST', path, agent_id: actor, nonce, body_sha256: await sha256Hex(body) });
-    const signature = await signText(signer, text);
-    const outcome = await engine.submit({
-      act: name,
-      actor,
-      payload: parsed,
-      proof: { method: 'POST', path, nonce, body, signature },
-      ...(pom ? { pom } : {}),
-    });
-    if (outcome.ok)
-      script.push({
-        act: name,
-        actor,
-        ...(outcome.entries.length > 0
-          ? { seqs: [outcome.entries[0]!.seq, outcome.entries.at(-1)!.seq] as [number, number] }
-          : {}),
-      });
-    return outcome;
-  };
-  const must = async (outcome: Promise<SubmitResult>, what: string) => {
-    const done = await outcome;
-    if (!done.ok) throw new Error(`${what} refused: ${done.code} ${done.message}`);
-    return done.result;
-  };
-  /** An act as a client performs it: with a Proof of Machine answer first when the act asks for one. */
-  const perform = (signer: AgentKey, name: string, payload: Record<string, unknown>, actor = signer.agent_id) => {
-    const definition = findAct(name);
-    return definition?.effect === 'write' && definition.gates.pom
-      ? withPom(signer, name, payload, actor)
-      : act(signer, actor, name, payload);
-  };
-  const withPom = async (signer: AgentKey, name: string, payload: Record<string, unknown>, actor: string) => {
-    const asked = await must(act(signer, actor, 'pom_challenge', { intent: name }), 'pom_challenge');
-    const challenge_id = asked.challenge_id as string;
-    const puzzle_solution = engine.state.pom.challenges[challenge_id]!.answer;
-    return act(signer, actor, name, payload, { challenge_id, puzzle_solution });
-  };
+    start_ms: ENGINE_START_MS,
+    nonce_label: 'tessera-vectors/nonce',
+  });
 
   for (const [member, backup, handle] of [
     [alice, null, 'alice'],
