@@ -4,7 +4,10 @@ import base64
 import hashlib
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -130,7 +133,24 @@ class Ledger(unittest.TestCase):
             with self.subTest(t["name"]):
                 result = verify_ledger(self.vectors["entries"][: t["keep"]] + t["tail"])
                 self.assertFalse(result["valid"], t["name"])
-                self.assertEqual(result["fail_seq"], t["fail_seq"], result["reason"])
+                self.assertEqual((result["fail_seq"], result["reason"]), (t["fail_seq"], t["reason"]))
+
+
+class EventCatalogue(unittest.TestCase):
+    def test_the_shipped_copy_is_the_generated_one(self):
+        # The verifier's tables come from this copy; a new act reaches it only if the copy is refreshed.
+        shipped = os.path.join(os.path.dirname(HERE), "tessera", "event_catalogue.json")
+        with open(shipped, "rb") as copy, open(os.path.join(VECTORS, "event_catalogue.json"), "rb") as generated:
+            self.assertEqual(copy.read(), generated.read(),
+                             "copy docs/vectors/event_catalogue.json to clients/python/tessera/event_catalogue.json")
+
+    def test_the_package_reads_its_copy_outside_the_repository(self):
+        with tempfile.TemporaryDirectory() as elsewhere:
+            shutil.copytree(os.path.join(os.path.dirname(HERE), "tessera"), os.path.join(elsewhere, "tessera"))
+            run = subprocess.run([sys.executable, "-c", "import tessera.ledger as l; print(l.event_class('agent_moved'))"],
+                                 cwd=elsewhere, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ""},
+                                 capture_output=True, text=True)
+            self.assertEqual((run.returncode, run.stdout.strip()), (0, "opens_request"), run.stderr)
 
 
 class TransparencyLog(unittest.TestCase):
