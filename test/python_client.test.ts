@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 
@@ -29,6 +30,15 @@ function unittest(env: Record<string, string>): Promise<{ code: number | null; o
   });
 }
 
+// Checked here too, so a stale copy fails even where the Python suite is skipped.
+it("ships the engine's event catalogue, byte for byte, as its ledger verifier's tables", () => {
+  const shipped = readFileSync('clients/python/tessera/event_catalogue.json', 'utf8');
+  const generated = readFileSync('docs/vectors/event_catalogue.json', 'utf8');
+  expect(shipped, 'copy docs/vectors/event_catalogue.json to clients/python/tessera/event_catalogue.json').toBe(
+    generated,
+  );
+});
+
 describe.skipIf(!has_nacl)('the Python client', () => {
   let society: TestSociety;
   beforeAll(async () => {
@@ -40,6 +50,8 @@ describe.skipIf(!has_nacl)('the Python client', () => {
     const run = await unittest({ TESSERA_URL: '' });
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/test_every_tampered_copy_fails_at_its_seq .* ok/);
+    expect(run.output).toMatch(/test_the_shipped_copy_is_the_generated_one .* ok/);
+    expect(run.output).toMatch(/test_a_road_moved_fails_naming_the_path_and_the_signed_field .* ok/);
     expect(run.output).toMatch(/test_a_line_past_the_bound_is_refused_before_it_ends .* ok/);
     expect(run.output).toMatch(/test_a_cut_mid_event_resumes_after_the_last_seq_yielded .* ok/);
     expect(run.output).toMatch(/skipped 'set TESSERA_URL/);
