@@ -22,6 +22,7 @@ import {
   isPrimeOrderKey as engineIsPrimeOrderKey,
   StrongPubkeySchema,
 } from '../engine/identity.js';
+import { EVENT_TYPES } from '../engine/events/event_catalogue.js';
 import { makeVectors, VECTOR_FILES, type VectorFile } from './vectors/make_vectors.js';
 
 /*
@@ -149,6 +150,17 @@ describe('ledger_proofs.json', () => {
       expect(text).toBe(vector.signing_string);
       expect(await verifyText(vector.signer_public_key, text, proof.signature), entry.event_type).toBe(true);
     }
+  });
+});
+
+describe('every_event.json', () => {
+  it('is a valid ledger holding every event type of the catalogue', async () => {
+    const ledger = vectors['every_event.json'];
+    const checker = new LedgerChecker();
+    for (const entry of ledger.entries) expect(await checker.check(structuredClone(entry))).toBeUndefined();
+    expect([checker.checked, checker.head_hash]).toEqual([ledger.verdict.entries_checked, ledger.verdict.head.hash]);
+    const types = new Set(ledger.entries.map((entry: WireEntry) => entry.event_type));
+    expect(EVENT_TYPES.filter((type) => !types.has(type))).toEqual([]);
   });
 });
 

@@ -21,6 +21,7 @@ import { LOG_KEY_FILE } from '../../api/data_folder.js';
 import { LedgerPages } from '../../api/ledger_pages.js';
 import type { Engine, MemoryStore } from '../../engine/index.js';
 import { signedEngine, type ScriptLine } from '../helpers/signed_engine.js';
+import { everyActSociety } from '../helpers/every_act_society.js';
 import {
   AP_SPENDING_ACTS,
   AP_SPENT_LEDGER_REVISION,
@@ -57,6 +58,7 @@ export const VECTOR_FILES = [
   'ledger.json',
   'transparency.json',
   'event_catalogue.json',
+  'every_event.json',
 ] as const;
 export type VectorFile = (typeof VECTOR_FILES)[number];
 
@@ -92,6 +94,28 @@ export async function makeVectors(): Promise<Record<VectorFile, string>> {
     'ledger.json': fileText('ledger.json', await ledgerVectors(society)),
     'transparency.json': fileText('transparency.json', await transparencyVectors(society)),
     'event_catalogue.json': fileText('event_catalogue.json', eventCatalogueVectors()),
+    'every_event.json': fileText('every_event.json', await everyEventVectors()),
+  };
+}
+
+/** A valid ledger holding every event type of the catalogue: the every-act society of test/helpers/every_act_society.ts. */
+async function everyEventVectors() {
+  const { keys, entries, society } = await everyActSociety();
+  const problem = await firstProblemOf(entries);
+  if (problem) throw new Error(`the every-act ledger fails at ${problem.seq}: ${problem.reason}`);
+  return {
+    description:
+      'A ledger in which every write act of the catalogue was applied once, so that it holds every event type (docs/vectors/event_catalogue.json), as GET /api/v1/ledger serves its entries. It must pass the recipe of docs/protocol.md ("The ledger"), ending at `head`. Keys are made from labels: the seed is SHA-256("tessera-every-act/" + label). Where an act needed a place in the world, the member was put there (a ruin with a relic under it), as a test arranges a world; the entries are what the engine wrote.',
+    keys: Object.fromEntries(
+      Object.entries(keys).map(([label, key]) => [label, { public_key: key.public_key, agent_id: key.agent_id }]),
+    ),
+    script: society.script,
+    verdict: {
+      valid: true,
+      entries_checked: entries.length,
+      head: { seq: entries.length, hash: entries.at(-1)!.hash },
+    },
+    entries,
   };
 }
 

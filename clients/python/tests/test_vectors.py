@@ -136,6 +136,15 @@ class Ledger(unittest.TestCase):
                 self.assertEqual((result["fail_seq"], result["reason"]), (t["fail_seq"], t["reason"]))
 
 
+class EveryEvent(unittest.TestCase):
+    def test_the_ledger_with_every_event_type_passes(self):
+        vectors = load("every_event.json")
+        verdict = vectors["verdict"]
+        self.assertEqual(verify_ledger(vectors["entries"], verdict["head"]), verdict)
+        catalogue = load("event_catalogue.json")
+        self.assertEqual({entry["event_type"] for entry in vectors["entries"]}, set(catalogue["events"]))
+
+
 class EventCatalogue(unittest.TestCase):
     def test_the_shipped_copy_is_the_generated_one(self):
         # The verifier's tables come from this copy; a new act reaches it only if the copy is refreshed.
