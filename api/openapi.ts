@@ -6,20 +6,16 @@ import { actPaths } from './openapi/acts.js';
 import { declaredOperation } from './openapi/declared.js';
 import { SchemaComponents, type JsonSchema, type PathItem } from './openapi/json_schema.js';
 import { readPaths } from './openapi/reads.js';
-import {
-  HEADERS,
-  REFUSAL_SCHEMA,
-  REPLICA_REDIRECT_SCHEMA,
-  SECURITY_SCHEMES,
-  VALIDATION_SCHEMA,
-} from './openapi/responses.js';
+import { HEADER_COMPONENTS } from './openapi/headers.js';
+import { framedPage, withCacheControl } from './openapi/route_headers.js';
+import { REFUSAL_SCHEMA, REPLICA_REDIRECT_SCHEMA, SECURITY_SCHEMES, VALIDATION_SCHEMA } from './openapi/responses.js';
 
 /** Every route the document declares: those neither acts nor catalogue reads (the catalogue's pages among them). */
 export const DECLARED_ROUTES: readonly RouteDoc[] = [
   ...ROUTE_DOCS,
-  ...PAGE_ROUTE_DOCS,
-  ...LOG_ROUTE_DOCS,
-  ...EVENT_ROUTE_DOCS,
+  ...PAGE_ROUTE_DOCS.map(framedPage),
+  ...LOG_ROUTE_DOCS.map(withCacheControl),
+  ...EVENT_ROUTE_DOCS.map(withCacheControl),
 ];
 
 /**
@@ -71,6 +67,6 @@ function buildDocument(): JsonSchema {
         'schema answers 422 {detail: [...]}.',
     },
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
-    components: { schemas: components.schemas, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: components.schemas, headers: HEADER_COMPONENTS, securitySchemes: SECURITY_SCHEMES },
   };
 }

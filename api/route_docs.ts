@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RefusalCode } from '../engine/index.js';
 import { ReceiptParams } from './log/checkpoint_routes.js';
+import { cacheControlHeaders, VISITOR_COOKIE_HEADERS } from './openapi/headers.js';
 
 /** One answer of a route: its status, its media type and, for JSON, its shape. */
 export interface RouteAnswer {
@@ -53,8 +54,18 @@ export function jsonAnswer(schema: z.ZodType, description: string, status = 200)
 }
 const json = jsonAnswer;
 
-const SET_COOKIE = {
-  'Set-Cookie': { description: 'The unwatched cookie, after a recorded payment', schema: { type: 'string' } },
+const UNWATCHED_COOKIE = {
+  'Set-Cookie': {
+    description: 'tessera_unwatched (and its .sig), after a recorded payment',
+    schema: { type: 'string' },
+  },
+};
+/** The observer's success page is a page too: a new visitor gets its visitor cookie there as well. */
+const UNWATCHED_OR_VISITOR_COOKIE = {
+  'Set-Cookie': {
+    description: `tessera_unwatched (and its .sig) once the payment is recorded; ${VISITOR_COOKIE_HEADERS['Set-Cookie'].description}`,
+    schema: { type: 'string' },
+  },
 };
 const LOCATION = {
   Location: { description: 'The checkout URL', required: true, schema: { type: 'string', format: 'uri' } },
@@ -62,6 +73,12 @@ const LOCATION = {
 const NO_STORE = {
   'Cache-Control': { description: 'A nonce is never cached', required: true, schema: { const: 'no-store' } },
 };
+/** A grant page tells of a one-time link: never kept by a cache. */
+const GRANT_NO_STORE = cacheControlHeaders('no-store: a grant is shown, and taken, once');
+/** The log's head moves: a cache revalidates it each time. */
+const LOG_HEAD_NO_CACHE = cacheControlHeaders('no-cache: the log grows; revalidate each time');
+const ASSET_CACHING = cacheControlHeaders('public, max-age=3600');
+const ICON_CACHING = cacheControlHeaders('public, max-age=86400');
 
 const AgentId = z
   .string()
@@ -70,7 +87,8 @@ const AgentId = z
 
 /** An HTML page outside the page catalogue (the treasury's checkout pages); the catalogue's are in pages/page_docs.ts. */
 function page(path: string, summary: string, options: { args?: z.ZodObject } = {}): RouteDoc {
-  return { method: 'GET', path, summary, ...(options.args ? { args: options.args } : {}), answers: [html(summary)] };
+  const answer = { ...html(summary), headers: VISITOR_COOKIE_HEADERS };
+  return { method: 'GET', path, summary, ...(options.args ? { args: options.args } : {}), answers: [answer] };
 }
 
 const ReceiptSchema = z.object({
@@ -80,8 +98,9 @@ const ReceiptSchema = z.object({
   inclusion_proof: z.array(z.string()).describe('RFC 6962 audit path, leaf to root, standard base64 hashes'),
 });
 
-function text(path: string, summary: string, media_type: string): RouteDoc {
-  return { method: 'GET', path, summary, answers: [{ status: 200, media_type, description: summary }] };
+function text(path: string, summary: string, media_type: string, headers?: RouteAnswer['headers']): RouteDoc {
+  const answer = { status: 200, media_type, description: summary, ...(headers ? { headers } : {}) };
+  return { method: 'GET', path, summary, answers: [answer] };
 }
 
 /** How the service writes a time (engine/time.ts isoAt): ISO 8601 to the millisecond, with an explicit offset (`+00:00`). */
@@ -268,7 +287,9 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     ...page('/treasury/observer/success', 'After an observer checkout', {
       args: z.object({ observer: z.string().default('') }),
     }),
-    answers: [{ ...html("The cookie, if the webhook recorded this visitor's payment"), headers: SET_COOKIE }],
+    answers: [
+      { ...html("The cookie, if the webhook recorded this visitor's payment"), headers: UNWATCHED_OR_VISITOR_COOKIE },
+    ],
   },
   page('/treasury/observer/recover', 'How to recover the unwatched cookie'),
   {
@@ -293,7 +314,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
       'Every failure, a malformed body included, gets the one RECOVERY_FAILED answer (never a 422). ' +
       'The session id is never echoed or logged.',
     body: { schema: RecoverRequest, description: 'The checkout session id from the receipt', raw: true },
-    answers: [{ ...json(RecoverAnswer, 'Done'), headers: SET_COOKIE }],
+    answers: [{ ...json(RecoverAnswer, 'Done'), headers: UNWATCHED_COOKIE }],
     refusals: ['RECOVERY_FAILED'],
   },
   {
@@ -309,7 +330,10 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     path: '/access/grant/{token}',
     summary: 'What a grant link grants, with a button to take it (opening it spends nothing)',
     args: z.object({ token: z.string() }),
-    answers: [html('The grant, not yet taken: a page whose form POSTs back here'), html('Unknown or used', 410)],
+    answers: [
+      { ...html('The grant, not yet taken: a page whose form POSTs back here'), headers: GRANT_NO_STORE },
+      { ...html('Unknown or used', 410), headers: GRANT_NO_STORE },
+    ],
   },
   {
     method: 'POST',
@@ -319,9 +343,12 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
       'A form post with no fields. A post another site makes (Sec-Fetch-Site: cross-site) is refused with 403.',
     args: z.object({ token: z.string() }),
     answers: [
-      html('Granted: this browser is off the watchers display'),
-      html('From another site; nothing changed', 403),
-      html('Unknown or used; nothing changed', 410),
+      {
+        ...html('Granted: this browser is off the watchers display'),
+        headers: { ...GRANT_NO_STORE, ...VISITOR_COOKIE_HEADERS },
+      },
+      { ...html('From another site; nothing changed', 403), headers: GRANT_NO_STORE },
+      { ...html('Unknown or used; nothing changed', 410), headers: GRANT_NO_STORE },
     ],
   },
 
@@ -330,6 +357,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     "The transparency log's newest checkpoint: a C2SP signed note of the origin, the tree size and the RFC 6962 " +
       'root, signed by the log key, with witness cosignature lines when witnesses are configured',
     TEXT_PLAIN,
+    LOG_HEAD_NO_CACHE,
   ),
   {
     ...text(
@@ -337,6 +365,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
       'The newest checkpoint at least one witness cosigned, with every cosignature line gathered for it: for a reader ' +
         'that requires witnesses, since /log/checkpoint is the newest the log signed and may not be cosigned yet',
       TEXT_PLAIN,
+      LOG_HEAD_NO_CACHE,
     ),
     refusals: ['NOT_FOUND'],
   },
@@ -349,7 +378,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
       'The same object every signed act answers with under `receipt`, for any entry, against the newest checkpoint. ' +
       'Checks offline: leaf hash SHA-256(0x00 || entry), proof to the checkpoint root, checkpoint signature.',
     args: ReceiptParams,
-    answers: [json(ReceiptSchema, 'The receipt')],
+    answers: [{ ...json(ReceiptSchema, 'The receipt'), headers: LOG_HEAD_NO_CACHE }],
     refusals: ['VALIDATION_FAILED', 'UNKNOWN_ENTRY'],
   },
   text('/chronicle.rss', 'The chronicle as an RSS feed', 'application/rss+xml'),
@@ -357,10 +386,15 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   text('/sitemap.xml', 'Every page, each motion and agent included', 'application/xml'),
   text('/llms.txt', 'Where an agent starts, as Markdown (served as text/plain)', TEXT_PLAIN),
   text('/metrics', 'Prometheus metrics (text exposition format)', TEXT_PLAIN),
-  text('/assets/site.css', "The pages' style sheet", 'text/css'),
-  text('/favicon.svg', "The site's icon", 'image/svg+xml'),
-  text('/favicon.ico', "The site's icon (the same SVG, where a browser asks for it by default)", 'image/svg+xml'),
-  text('/assets/map.js', "The world map's script", 'text/javascript'),
+  text('/assets/site.css', "The pages' style sheet", 'text/css', ASSET_CACHING),
+  text('/favicon.svg', "The site's icon", 'image/svg+xml', ICON_CACHING),
+  text(
+    '/favicon.ico',
+    "The site's icon (the same SVG, where a browser asks for it by default)",
+    'image/svg+xml',
+    ICON_CACHING,
+  ),
+  text('/assets/map.js', "The world map's script", 'text/javascript', ASSET_CACHING),
   {
     method: 'GET',
     path: '/.well-known/agent-rules.json',

@@ -47,15 +47,37 @@ describe('headers checked against the contract', () => {
   });
 
   it('rejects an answer missing a header declared required, and lets one not required be absent', () => {
-    const document = copyOf(openApiDocument());
-    document.components.headers.RetryAfter.required = true;
-    const contract = contractOf(document);
+    const contract = contractOf(openApiDocument());
+    // Every 429 says when to try again; the limiter's standing is declared on a refusal, not promised.
     expect(() => contract.check('GET', '/api/v1/ledger', 429, JSON_TYPE, RATE_LIMITED, new Headers())).toThrow(
       /required header Retry-After is missing/,
     );
     expect(() =>
-      contractOf(openApiDocument()).check('GET', '/api/v1/ledger', 429, JSON_TYPE, RATE_LIMITED, {}),
+      contract.check('GET', '/api/v1/ledger', 429, JSON_TYPE, RATE_LIMITED, { 'retry-after': '2' }),
     ).not.toThrow();
+  });
+
+  it("holds every answer of a limited route, refusals included, to the limit headers' schemas", () => {
+    const standing = {
+      'retry-after': '1',
+      'ratelimit-limit': '30',
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': '1',
+    };
+    const check = (headers: Record<string, string>) => () =>
+      checkAnswer('GET', '/api/v1/nonce', 429, JSON_TYPE, RATE_LIMITED, headers);
+    expect(check(standing)).not.toThrow();
+    expect(check({ ...standing, 'ratelimit-remaining': '-1' })).toThrow(/header RateLimit-Remaining: "-1"/);
+  });
+
+  it('holds a 503 to a Retry-After, when it sends one, and a signed 429 to its next nonce', () => {
+    const busy = { error: 'QUEUE_FULL', message: 'm', retry_after_seconds: 1 };
+    const act = (status: number, body: unknown, headers: Record<string, string>) => () =>
+      checkAnswer('POST', '/api/v1/act', status, JSON_TYPE, body, headers);
+    expect(act(503, busy, { 'retry-after': '1' })).not.toThrow();
+    expect(act(503, busy, { 'retry-after': 'later' })).toThrow(/header Retry-After: "later"/);
+    const next = { 'retry-after': '5', 'x-next-nonce': 'n', 'x-next-nonce-expires-at': 'soon' };
+    expect(act(429, RATE_LIMITED, next)).toThrow(/header X-Next-Nonce-Expires-At: "soon"/);
   });
 
   it("holds a nonce's answer to the Cache-Control: no-store the document requires of it", () => {
@@ -68,12 +90,11 @@ describe('headers checked against the contract', () => {
   });
 
   it('checks the headers of an answer that is not JSON', () => {
-    const document = copyOf(openApiDocument());
-    document.components.headers.RateLimitRemaining.required = true;
     const headers = { 'content-type': 'text/html; charset=utf-8' };
-    expect(() => contractOf(document).checkUnreadBody('GET', '/api/v1/ledger', 200, 'text/html', headers)).toThrow(
-      /required header RateLimit-Remaining is missing/,
-    );
+    // A catalogue read's 200 always says where the client stands under the read limit.
+    expect(() =>
+      contractOf(openApiDocument()).checkUnreadBody('GET', '/api/v1/ledger', 200, 'text/html', headers),
+    ).toThrow(/required header RateLimit-Remaining is missing/);
   });
 
   it('rejects an answer that is not JSON whose media type the response does not declare', () => {

@@ -2,7 +2,9 @@ import { ActRequestSchema } from '../act_routes.js';
 import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
 import { ACT_RULE_CODES, actGateCodes } from './act_refusals.js';
 import { ALWAYS_CODES, JSON_BODY_CODES, SIGNATURE_CODES, SIGNED } from './responses.js';
-import { ACT_ANSWER_HEADERS, refusalResponses, replicaRedirectResponse } from './responses.js';
+import { refusalResponses, replicaRedirectResponse } from './responses.js';
+import { ACT_ANSWER_HEADERS } from './headers.js';
+import { limitedResponses } from './rate_limited.js';
 import { type ActDefinition, CATALOGUE, register, type RefusalCode } from '../../engine/index.js';
 
 const LEDGER_RANGE: JsonSchema = {
@@ -57,14 +59,27 @@ function pascal(name: string): string {
   return name.replace(/(^|_)(\w)/g, (_, _sep: string, letter: string) => letter.toUpperCase());
 }
 
-function signedActResponses(success: JsonSchema, description: string, codes: RefusalCode[]): JsonSchema {
+/**
+ * Whether a route's answers say where the client stands under a limit: the route's own
+ * (the registration limiter), or a rolling-window rule of an act it serves (api/act_routes.ts).
+ */
+function isLimited(path: string, acts: readonly ActDefinition[]): boolean {
+  return ROUTE_LIMITED.has(path) || acts.some((act) => act.allowance !== undefined);
+}
+
+function signedActResponses(
+  success: JsonSchema,
+  description: string,
+  codes: RefusalCode[],
+  limited: boolean,
+): Record<string, JsonSchema> {
   const refusals = [...SIGNATURE_CODES, ...JSON_BODY_CODES, ...codes, ...ACT_RULE_CODES, ...ALWAYS_CODES];
-  return {
+  return limitedResponses(limited, {
     '200': { description, headers: ACT_ANSWER_HEADERS, content: { 'application/json': { schema: success } } },
     // Every act is a write as a read replica sees it (api/cluster/replica_writes.ts).
     '307': replicaRedirectResponse(),
     ...refusalResponses(refusals, { signed: true }),
-  };
+  });
 }
 
 function actExtension(act: ActDefinition, payload: JsonSchema): JsonSchema {
@@ -128,6 +143,7 @@ export function actPaths(components: SchemaComponents): Record<string, PathItem>
         envelope,
         "The act's result and, for an act that changes the state, where it landed on the ledger and the receipt of its first entry",
         ['UNKNOWN_ACT', ...via_act.flatMap(actGateCodes)],
+        isLimited('/api/v1/act', via_act),
       ),
       'x-acts': Object.fromEntries(via_act.map((act) => [act.name, actExtension(act, payload_ref(act))])),
     },
@@ -149,7 +165,12 @@ export function actPaths(components: SchemaComponents): Record<string, PathItem>
         operationId: act.name,
         security: SIGNED,
         requestBody: { required: true, content: { 'application/json': { schema: payload_ref(act) } } },
-        responses: signedActResponses(success, act.summary, [...actGateCodes(act), ...limited]),
+        responses: signedActResponses(
+          success,
+          act.summary,
+          [...actGateCodes(act), ...limited],
+          isLimited(act.rest.path, [act]),
+        ),
         'x-act': act.name,
       },
     };

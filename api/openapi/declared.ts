@@ -4,7 +4,6 @@ import { parametersOf } from './reads.js';
 import {
   ALWAYS_CODES,
   JSON_BODY_CODES,
-  NEXT_NONCE_HEADERS,
   SIGNATURE_CODES,
   SIGNED,
   refusalResponses,
@@ -13,9 +12,8 @@ import {
   writerOnly,
 } from './responses.js';
 import { type RefusalCode } from '../../engine/index.js';
-
-/** The read limiter (api/read_limiter.ts) lets these GETs through unlimited. */
-const UNLIMITED_READS = new Set(['/healthz']);
+import { alwaysSent, NEXT_NONCE_HEADERS, notModifiedHeaders } from './headers.js';
+import { isRateLimitedRoute, limitedResponses } from './rate_limited.js';
 
 const EMPTY_BODY_NOTE =
   "Signed with an empty canonical body: the signing string ends with the SHA-256 of ''. " + 'Send no body.';
@@ -39,7 +37,7 @@ function contentOf(answer: RouteAnswer, components: SchemaComponents): JsonSchem
 export function declaredCodes(doc: RouteDoc): RefusalCode[] {
   return [
     ...(doc.refusals ?? []),
-    ...(doc.method === 'GET' && !UNLIMITED_READS.has(doc.path) ? (['RATE_LIMITED'] as const) : []),
+    ...(isRateLimitedRoute(doc.method, doc.path) ? (['RATE_LIMITED'] as const) : []),
     // Routes.post parses a JSON body before the handler runs, even on routes that take none.
     ...(doc.method === 'POST' && !doc.body?.raw ? JSON_BODY_CODES : []),
     // A raw body is read as sent: an encoded one is refused before a byte is read (api/raw_body.ts).
@@ -60,8 +58,13 @@ function requestBodyOf(body: NonNullable<RouteDoc['body']>, components: SchemaCo
 export function declaredOperation(doc: RouteDoc, components: SchemaComponents): JsonSchema {
   const parameters = doc.args ? parametersOf(doc.path, components.of(doc.args, 'input')) : [];
   const responses: Record<string, JsonSchema> = {};
+  const ok_headers = doc.answers.find((answer) => answer.status === 200)?.headers;
   for (const answer of doc.answers) {
-    const headers = { ...answer.headers, ...(doc.signed && answer.status < 300 ? NEXT_NONCE_HEADERS : {}) };
+    const headers = {
+      ...(answer.status === 304 ? notModifiedHeaders(ok_headers) : {}),
+      ...answer.headers,
+      ...(doc.signed && answer.status < 300 ? alwaysSent(NEXT_NONCE_HEADERS) : {}),
+    };
     const content = contentOf(answer, components);
     responses[String(answer.status)] = {
       description: answer.description,
@@ -86,7 +89,7 @@ export function declaredOperation(doc: RouteDoc, components: SchemaComponents): 
     security: doc.signed ? SIGNED : doc.processor_signed ? [{ stripeSignature: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.body ? { requestBody: requestBodyOf(doc.body, components) } : {}),
-    responses,
+    responses: limitedResponses(isRateLimitedRoute(doc.method, doc.path), responses),
     ...(doc.open ? { 'x-open-answer': doc.open } : {}),
   };
 }

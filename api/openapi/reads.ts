@@ -1,5 +1,5 @@
-import { RATE_LIMIT_HEADERS } from './responses.js';
-import { isLimitedRead } from '../read_limiter.js';
+import { alwaysSent, cacheControlHeaders, notModifiedHeaders, RATE_LIMIT_HEADERS } from './headers.js';
+import { isRateLimitedRoute, limitedResponses } from './rate_limited.js';
 import type { JsonSchema, PathItem, SchemaComponents } from './json_schema.js';
 import { ALWAYS_CODES, refusalResponses, textOrBinary } from './responses.js';
 import { type ReadDefinition } from '../../engine/index.js';
@@ -32,30 +32,38 @@ export function parametersOf(path: string, args: JsonSchema): JsonSchema[] {
 const ETAG = {
   ETag: {
     description:
-      'The content hash, if any; with -gzip or -br inside the quotes when the answer is compressed: send it back in If-None-Match',
+      'The content hash; with -gzip or -br inside the quotes when the answer is compressed: send it back in If-None-Match',
+    required: true,
     schema: { type: 'string' },
   },
 };
 
+/** Bytes are kept by a client and revalidated by their ETag (api/read_mount.ts bytesAnswers). */
+const REVALIDATED = cacheControlHeaders('no-cache: keep the bytes, and revalidate them with If-None-Match');
+
+/** A read whose answer can no longer change (a full ledger page, a past charter version) says so. */
+const IMMUTABLE_ONCE_FINAL = cacheControlHeaders(
+  'public, max-age=31536000, immutable when this answer can no longer change; absent otherwise',
+);
+
 /** The 200 of a read, and for bytes the 304 a client holding the current ETag gets instead. */
 function readAnswers(read: ReadDefinition, components: SchemaComponents): Record<string, JsonSchema> {
-  const limit_headers = isLimitedRead('GET', read.path) ? RATE_LIMIT_HEADERS : {};
+  // The read limiter's standing rides on every answer it let through.
+  const limit_headers = isRateLimitedRoute('GET', read.path) ? alwaysSent(RATE_LIMIT_HEADERS) : {};
   if (read.response.kind === 'bytes') {
     const { media_type, description } = read.response;
+    const headers = { ...ETAG, ...REVALIDATED, ...limit_headers };
     return {
-      '200': {
-        description,
-        headers: { ...ETAG, ...limit_headers },
-        content: { [media_type]: { schema: textOrBinary(media_type) } },
-      },
-      '304': { description: 'Unchanged since the If-None-Match sent: no body' },
+      '200': { description, headers, content: { [media_type]: { schema: textOrBinary(media_type) } } },
+      '304': { description: 'Unchanged since the If-None-Match sent: no body', headers: notModifiedHeaders(headers) },
     };
   }
   const schema = components.of(read.response.schema, 'output');
+  const headers = { ...(read.immutable ? IMMUTABLE_ONCE_FINAL : {}), ...limit_headers };
   return {
     '200': {
       description: read.title,
-      ...(Object.keys(limit_headers).length > 0 ? { headers: limit_headers } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: { 'application/json': { schema } },
     },
   };
@@ -77,7 +85,10 @@ function readOperation(read: ReadDefinition, path: string, components: SchemaCom
     // Every catalogue read is public.
     security: [],
     ...(parameters.length > 0 ? { parameters } : {}),
-    responses: { ...readAnswers(read, components), ...refusalResponses(codes) },
+    responses: limitedResponses(isRateLimitedRoute('GET', path), {
+      ...readAnswers(read, components),
+      ...refusalResponses(codes),
+    }),
     ...(read.tool ? { 'x-mcp-tool': read.name } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { JsonSchema } from './json_schema.js';
 import { REFUSALS, type RefusalCode } from '../../engine/index.js';
+import { alwaysSent, cacheControlHeaders, NEXT_NONCE_HEADERS, RETRY_AFTER_HEADERS, type HeaderSet } from './headers.js';
 
 export const REFUSAL_CODES = Object.keys(REFUSALS) as RefusalCode[];
 
@@ -44,55 +45,18 @@ export const VALIDATION_SCHEMA: JsonSchema = {
   },
 };
 
-/** The headers several answers carry, kept once under components.headers. */
-export const HEADERS = {
-  NextNonce: {
-    description: 'A fresh nonce for the same agent: sign the next request with it instead of fetching one',
-    schema: { type: 'string' },
-  },
-  NextNonceExpiresAt: { description: 'When that nonce expires', schema: { type: 'string', format: 'date-time' } },
-  RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
-  RateLimitLimit: {
-    description: "The size of the client's allowance under this answer's limit (a burst of reads, or a rule's count)",
-    schema: { type: 'integer', minimum: 1 },
-  },
-  RateLimitRemaining: { description: 'What is left of it after this request', schema: { type: 'integer', minimum: 0 } },
-  RateLimitReset: {
-    description: 'Seconds until the allowance is whole again (0 when it is)',
-    schema: { type: 'integer', minimum: 0 },
-  },
-  IdempotentReplayed: {
-    description:
-      'true on the answer to the same signed request sent again (same agent, nonce, method, path, body and signature) ' +
-      'within its nonce lifetime: the first answer given again, nothing applied twice (docs/protocol.md)',
-    schema: { type: 'string', enum: ['true'] },
-  },
+/**
+ * Refusals answered before a signature is checked: no next nonce rides on them. Not 429:
+ * an act's own rolling limit refuses after the signature held (a registration limiter's
+ * 429, before it, carries none, so the next nonce is declared and not promised).
+ */
+const BEFORE_SIGNATURE = new Set<number>([400, 401, 413, 415, 422]);
+
+/** Retry-After: on every 429; on a 503 when its refusal says when (QUEUE_FULL, NOT_LEADER, OUTCOME_PENDING do). */
+const RETRY_AFTER_BY_STATUS: Record<number, HeaderSet> = {
+  429: alwaysSent(RETRY_AFTER_HEADERS),
+  503: RETRY_AFTER_HEADERS,
 };
-
-/** What every limited answer says of the client's standing under its limit (docs/protocol.md). */
-export const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
-  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
-  'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
-};
-
-/** The answer to a signed act: its next nonce, and the mark of an answer given again to a retry. */
-export const ACT_ANSWER_HEADERS = {
-  'X-Next-Nonce': { $ref: '#/components/headers/NextNonce' },
-  'X-Next-Nonce-Expires-At': { $ref: '#/components/headers/NextNonceExpiresAt' },
-  'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' },
-};
-
-/** Answers to a signed request whose signature held carry the agent's next nonce. */
-export const NEXT_NONCE_HEADERS = {
-  'X-Next-Nonce': { $ref: '#/components/headers/NextNonce' },
-  'X-Next-Nonce-Expires-At': { $ref: '#/components/headers/NextNonceExpiresAt' },
-};
-
-const RETRY_AFTER = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
-
-/** Refusals answered before a signature is checked: no next nonce rides on them. */
-const BEFORE_SIGNATURE = new Set<number>([400, 401, 413, 415, 422, 429]);
 
 const STATUS_WORDS: Record<number, string> = {
   400: 'Bad request',
@@ -161,7 +125,7 @@ export function refusalResponses(codes: Iterable<string>, options: RefusalRespon
       continue;
     }
     const next_nonce = options.signed && !BEFORE_SIGNATURE.has(status);
-    const headers = { ...(status === 429 ? RETRY_AFTER : {}), ...(next_nonce ? NEXT_NONCE_HEADERS : {}) };
+    const headers = { ...RETRY_AFTER_BY_STATUS[status], ...(next_nonce ? NEXT_NONCE_HEADERS : {}) };
     const schema = { allOf: [{ $ref: '#/components/schemas/Refusal' }], properties: { error: { enum: listed } } };
     responses[String(status)] = {
       description: `${STATUS_WORDS[status] ?? 'Refused'}: ${listed.join(', ')}`,
@@ -219,7 +183,7 @@ export function replicaRedirectResponse(): JsonSchema {
     description: 'A read replica sends the request on to the writer, method and body kept (a replicated society only)',
     headers: {
       Location: { description: 'The same request at the writer', schema: { type: 'string', format: 'uri' } },
-      'Cache-Control': { description: 'no-store', schema: { type: 'string' } },
+      ...cacheControlHeaders('no-store: the writer may answer otherwise next time'),
     },
     content: { 'application/json': { schema: { $ref: '#/components/schemas/ReplicaRedirect' } } },
   };

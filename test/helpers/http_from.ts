@@ -47,9 +47,10 @@ export class LoopbackClient {
             // keep the text
           }
           try {
-            // A test society's JSON answers are held to the OpenAPI document, as fetch's are (contract_setup.ts).
+            // A test society's answers are held to the OpenAPI document, headers included, as fetch's are (contract_setup.ts).
             const content_type = incoming.headers['content-type'] ?? null;
-            checkWatchedAnswer(new URL(this.base_url + path), method, incoming.statusCode!, content_type, text);
+            const url = new URL(this.base_url + path);
+            checkWatchedAnswer(url, method, incoming.statusCode!, content_type, text, incoming.headers);
           } catch (error) {
             return reject(error);
           }
