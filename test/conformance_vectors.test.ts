@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import canonicalizeJson from 'canonicalize';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ import {
   StrongPubkeySchema,
 } from '../engine/identity.js';
 import { EVENT_TYPES } from '../engine/events/event_catalogue.js';
-import { makeVectors, VECTOR_FILES, type VectorFile } from './vectors/make_vectors.js';
+import { makeVectors, writeVectors, VECTOR_FILES, type VectorFile } from './vectors/make_vectors.js';
 
 /*
  * docs/vectors/: conformance vectors for implementations in any language. (1) They are
@@ -40,7 +41,7 @@ const vectors = {} as Record<VectorFile, any>;
 
 beforeAll(async () => {
   made = await makeVectors();
-  if (process.env.UPDATE_VECTORS === '1') for (const file of VECTOR_FILES) writeFileSync(join(DIR, file), made[file]);
+  if (process.env.UPDATE_VECTORS === '1') writeVectors(fileURLToPath(new URL('..', import.meta.url)), made);
   for (const file of VECTOR_FILES) vectors[file] = JSON.parse(readFileSync(join(DIR, file), 'utf8'));
 }, 120_000);
 

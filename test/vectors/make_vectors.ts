@@ -84,6 +84,23 @@ export function fileText(file: VectorFile, value: unknown): string {
   });
 }
 
+/** Where a vector file is written besides docs/vectors: the Python client ships its own copy of the recipe's tables. */
+const COPIES: Partial<Record<VectorFile, string>> = {
+  'event_catalogue.json': 'clients/python/tessera/event_catalogue.json',
+};
+
+/** Writes every file under the repository's root (docs/vectors/ and the copies), returning the paths written. */
+export function writeVectors(root: string, made: Record<VectorFile, string>): string[] {
+  const written: string[] = [];
+  for (const file of VECTOR_FILES) {
+    for (const path of [`docs/vectors/${file}`, COPIES[file]].filter((path) => path !== undefined)) {
+      writeFileSync(join(root, path), made[file]);
+      written.push(path);
+    }
+  }
+  return written;
+}
+
 export async function makeVectors(): Promise<Record<VectorFile, string>> {
   const society = await growLedger();
   return {
