@@ -127,3 +127,5 @@ export { leaderboard, reputationOf } from './reads/reputation.js';
 export { isFullPage, ledger_page_max, nextFrom } from './reads/ledger.js';
 export { MotionSchema, MotionStatusSchema, RollSchema, motionList, motionRead } from './reads/motions.js';
 export { GENESIS_NOTE, standingNumbers } from './reads/society_status.js';
+export { ACT_ROUTES, GENERIC_ACT_ROUTE } from './events/signed_routes.js';
+export { EVENT_CATALOGUE, EVENT_TYPES, type EventType } from './events/event_catalogue.js';

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Context } from 'koa';
 import {
+  ACT_ROUTES,
   oneLineText,
   type Engine,
   findAct,
@@ -17,7 +18,6 @@ import { bareFrame } from '../pages/frame.js';
 import type { Authenticator } from '../authenticate.js';
 import { parseOrThrow } from '../parse.js';
 import { RefusalError } from '../refusal_error.js';
-import { ACT_ROUTES } from '../../engine/events/signed_routes.js';
 
 const GrantRequest = z.strictObject({
   kind: z.enum(['observer']).default('observer'),
