@@ -3,6 +3,7 @@ import { LedgerChecker, type WireEntry } from '../client/ledger_check.js';
 import { EVENT_DATA } from '../engine/events/event_data.js';
 import { EVENT_TYPES } from '../engine/events/event_catalogue.js';
 import { CATALOGUE, imageOf, stateFromImage, stateHash } from '../engine/index.js';
+import { firstProblem, rehashFrom } from './helpers/forged_ledger.js';
 import { everyActSociety, SYSTEM_ACTS, type EveryActSociety } from './helpers/every_act_society.js';
 
 /**
@@ -41,6 +42,19 @@ describe('every act of the catalogue, in one society', () => {
     const checker = new LedgerChecker();
     for (const entry of entries) expect(await checker.check(entry)).toBeUndefined();
     expect(checker.checked).toBe(entries.length);
+  });
+
+  it("fails verification where an operator moves the Founder's resolution onto another motion", async () => {
+    const chain = structuredClone(entries);
+    const index = chain.findIndex((entry) => entry.event_type === 'motion_resolved_by_founder');
+    const other = chain.find(
+      (entry) => entry.event_type === 'motion_filed' && entry.data.motion_id !== chain[index]!.data.motion,
+    );
+    chain[index]!.data.motion = other!.data.motion_id;
+    expect(await firstProblem(await rehashFrom(chain, index))).toEqual({
+      seq: index + 1,
+      reason: "data.motion differs from the signed body's motion_id",
+    });
   });
 
   it('round-trips a snapshot of the state it leaves: the same state hash', () => {

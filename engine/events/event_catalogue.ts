@@ -214,7 +214,10 @@ const OPENING = {
   motion_resolved_by_founder: {
     class: 'opens_request',
     summary: 'The Founder closed a passed motion without applying it, giving a reason',
-    opened_by: { enactment_resolve: { signed_fields: same('reason') } },
+    opened_by: {
+      // The entry names its motion `motion` (as it always has); the request names it motion_id.
+      enactment_resolve: { signed_fields: [{ payload: 'motion_id', data: 'motion' }, ...same('reason')] },
+    },
   },
 } as const satisfies Record<string, OpeningEvent>;
 
