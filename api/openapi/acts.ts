@@ -41,6 +41,9 @@ const RESULT: JsonSchema = {
   description: "The act's result (its fields depend on the act)",
 };
 
+/** The route of every act named in its body. */
+const ACT_PATH = '/api/v1/act';
+
 /** Routes with a limit of their own in front of the act (api/app.ts mounts the registration limiter). */
 const ROUTE_LIMITED = new Set([register.rest!.path]);
 
@@ -129,7 +132,7 @@ export function actPaths(components: SchemaComponents): Record<string, PathItem>
     },
     additionalProperties: false,
   };
-  paths['/api/v1/act'] = {
+  paths[ACT_PATH] = {
     post: {
       summary: 'Performs the named act (signed)',
       description:
@@ -143,7 +146,7 @@ export function actPaths(components: SchemaComponents): Record<string, PathItem>
         envelope,
         "The act's result and, for an act that changes the state, where it landed on the ledger and the receipt of its first entry",
         ['UNKNOWN_ACT', ...via_act.flatMap(actGateCodes)],
-        isLimited('/api/v1/act', via_act),
+        isLimited(ACT_PATH, via_act),
       ),
       'x-acts': Object.fromEntries(via_act.map((act) => [act.name, actExtension(act, payload_ref(act))])),
     },
