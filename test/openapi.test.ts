@@ -284,6 +284,9 @@ describe('the OpenAPI document', () => {
       'X-Next-Nonce',
       'X-Next-Nonce-Expires-At',
       'Idempotent-Replayed',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
     ]);
     const codes = (operation: Operation, status: string) =>
       operation.responses[status].content['application/json'].schema.properties.error.enum;

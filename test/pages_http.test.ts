@@ -159,6 +159,9 @@ describe('machine files', () => {
       'X-Next-Nonce',
       'X-Next-Nonce-Expires-At',
       'Idempotent-Replayed',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
     ]);
     // A read carries no next nonce, but says where the client stands under the read limit.
     expect(Object.keys(document['paths']['/api/v1/status'].get.responses['200'].headers)).toEqual([
