@@ -1,4 +1,6 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
+import { wayOnPage } from '../render/layout.js';
+import { bareFrame } from './pages/frame.js';
 import { REFUSALS } from '../engine/index.js';
 import { RefusalError, ValidationError, refusalBody } from './refusal_error.js';
 
@@ -9,13 +11,20 @@ export interface ErrorReporter {
 /**
  * The one place every failure becomes a response: refusals with their listed
  * status, 422 in the specification's shape, body-parser errors mapped to clear
- * codes, and anything else (a bug) to a bare INTERNAL that reveals nothing.
+ * codes, and anything else (a bug) to a bare INTERNAL that reveals nothing. A person's
+ * browser asking for a path nothing serves gets a page with ways on rather than JSON.
  */
 export function errorsMiddleware(report: ErrorReporter): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
+      if (error instanceof RefusalError && error.refusal.code === 'NOT_FOUND' && unroutedPageAsked(ctx)) {
+        ctx.status = 404;
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = wayOnPage(bareFrame('Not found'), [`There is no page at ${ctx.path}.`]);
+        return;
+      }
       if (error instanceof RefusalError) {
         ctx.status = REFUSALS[error.refusal.code].status;
         ctx.set(error.headers);
@@ -40,6 +49,15 @@ export function errorsMiddleware(report: ErrorReporter): Middleware {
       ctx.body = { error: 'INTERNAL', message: REFUSALS.INTERNAL.message };
     }
   };
+}
+
+/**
+ * A GET no route matched (a route's own 404, an agent or motion not found, stays in its
+ * documented JSON) from a client that prefers HTML to JSON: a browser, not an agent.
+ */
+function unroutedPageAsked(ctx: Context): boolean {
+  if (ctx.route_pattern !== undefined || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return false;
+  return ctx.accepts('application/json', 'text/html') === 'text/html';
 }
 
 /** co-body (under koa-body) throws http-errors with a status and a type. */

@@ -13,14 +13,18 @@ export interface Segment {
   tone: 'aye' | 'nay' | 'abstain' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g';
 }
 
+/*
+ * A legend's words stay dark (#444 on white, 9.7:1): a pale tone as text colour read at
+ * 1.6:1. Only the swatch before each word takes the tone, through --swatch.
+ */
 export const CHART_CSS = `.chart{display:block;width:100%;max-width:32rem;height:auto}
 .chart .aye{fill:#2e7d32}.chart .nay{fill:#c62828}.chart .abstain{fill:#9e9e9e}.chart .rest{fill:#eee}
 .chart .a{fill:#9ccc65}.chart .b{fill:#2e7d32}.chart .c{fill:#e6c96a}.chart .d{fill:#8d6e63}.chart .e{fill:#9e9e9e}.chart .f{fill:#4a90d9}.chart .g{fill:#5d4037}
 .chart .bar{fill:#4a6fa5}.chart .axis{stroke:#999;stroke-width:1}.chart .marker{stroke:#222;stroke-width:2}
 .chart text{font:11px system-ui,sans-serif;fill:#444}.legend{font-size:.85em;color:#444}
-.legend span::before{content:"";display:inline-block;width:.7em;height:.7em;margin:0 .25em 0 .6em;background:currentColor}
-.legend .aye{color:#2e7d32}.legend .nay{color:#c62828}.legend .abstain{color:#9e9e9e}
-.legend .a{color:#9ccc65}.legend .b{color:#2e7d32}.legend .c{color:#e6c96a}.legend .d{color:#8d6e63}.legend .e{color:#9e9e9e}.legend .f{color:#4a90d9}.legend .g{color:#5d4037}`;
+.legend span{white-space:nowrap}.legend span::before{content:"";display:inline-block;width:.7em;height:.7em;margin:0 .25em 0 .6em;background:var(--swatch);border:1px solid #0006}
+.legend .aye{--swatch:#2e7d32}.legend .nay{--swatch:#c62828}.legend .abstain{--swatch:#9e9e9e}
+.legend .a{--swatch:#9ccc65}.legend .b{--swatch:#2e7d32}.legend .c{--swatch:#e6c96a}.legend .d{--swatch:#8d6e63}.legend .e{--swatch:#9e9e9e}.legend .f{--swatch:#4a90d9}.legend .g{--swatch:#5d4037}`;
 
 const WIDTH = 300;
 
@@ -61,23 +65,46 @@ export function segmentedBar(
   return `${described(title, sentence, `<rect class="rest" x="0" y="4" width="${WIDTH}" height="18"/>${rects}${marker}`, 26)}<p class="legend">${legend}</p>`;
 }
 
-/** Columns over days (or any labelled points), with the first and last label under the axis. */
-export function columnChart(title: string, points: readonly { label: string; value: number }[], unit: string): string {
+/** The fewest columns a chart is laid out for: one day of data is a column, not a block across the chart. */
+const COLUMN_SLOTS_MIN = 7;
+/** The column chart's rows: its top label above the tallest column (never over it), the axis, the day labels. */
+const COLUMN_TOP = 16;
+const COLUMN_AXIS = 75;
+
+/**
+ * Columns over days (or any labelled points), with the first and last label under the axis
+ * and the largest value above the columns. A `running` series is a total at each day's end
+ * (members, entries): its sentence says where it ended, not a sum of the days.
+ */
+export function columnChart(
+  title: string,
+  points: readonly { label: string; value: number }[],
+  unit: string,
+  { running = false }: { running?: boolean } = {},
+): string {
   if (points.length === 0 || points.every((point) => point.value === 0))
     return `<p class="legend">${escapeHtml(title)}: no data yet.</p>`;
   const max = Math.max(...points.map((point) => point.value));
-  const height = 90;
-  const step = WIDTH / points.length;
+  const step = WIDTH / Math.max(points.length, COLUMN_SLOTS_MIN);
   const bars = points
     .map((point, index) => {
-      const bar = (point.value / max) * 70;
-      return `<rect class="bar" x="${(index * step + step * 0.1).toFixed(1)}" y="${(75 - bar).toFixed(1)}" width="${(step * 0.8).toFixed(1)}" height="${bar.toFixed(1)}"><title>${escapeHtml(`${point.label}: ${point.value} ${unit}`)}</title></rect>`;
+      const bar = (point.value / max) * (COLUMN_AXIS - COLUMN_TOP);
+      return `<rect class="bar" x="${(index * step + step * 0.1).toFixed(1)}" y="${(COLUMN_AXIS - bar).toFixed(1)}" width="${(step * 0.8).toFixed(1)}" height="${bar.toFixed(1)}"><title>${escapeHtml(`${point.label}: ${point.value} ${unit}`)}</title></rect>`;
     })
     .join('');
   const first = points[0]!;
   const last = points.at(-1)!;
-  const axis = `<line class="axis" x1="0" x2="${WIDTH}" y1="75.5" y2="75.5"/><text x="0" y="88">${escapeHtml(first.label)}</text>${points.length > 1 ? `<text x="${WIDTH}" y="88" text-anchor="end">${escapeHtml(last.label)}</text>` : ''}<text x="0" y="10">${max} ${escapeHtml(unit)}</text>`;
+  const day_labels = `<text x="0" y="88">${escapeHtml(first.label)}</text>${points.length > 1 ? `<text x="${WIDTH}" y="88" text-anchor="end">${escapeHtml(last.label)}</text>` : ''}`;
+  const axis = `<line class="axis" x1="0" x2="${WIDTH}" y1="${COLUMN_AXIS + 0.5}" y2="${COLUMN_AXIS + 0.5}"/>${day_labels}<text x="0" y="${COLUMN_TOP - 5}">${max} ${escapeHtml(unit)}</text>`;
+  return described(title, columnSentence(points, unit, running), `${bars}${axis}`, 90);
+}
+
+function columnSentence(points: readonly { label: string; value: number }[], unit: string, running: boolean): string {
+  const first = points[0]!;
+  const last = points.at(-1)!;
+  if (points.length === 1) return `one day so far: ${last.value} ${unit} on ${last.label}`;
+  if (running) return `${first.value} ${unit} on ${first.label}, ${last.value} on ${last.label}`;
   const total = points.reduce((sum, point) => sum + point.value, 0);
-  const sentence = `${total} ${unit} from ${first.label} to ${last.label}; the most, ${max}, on ${points.find((point) => point.value === max)!.label}`;
-  return described(title, sentence, `${bars}${axis}`, height);
+  const max = Math.max(...points.map((point) => point.value));
+  return `${total} ${unit} from ${first.label} to ${last.label}; the most, ${max}, on ${points.find((point) => point.value === max)!.label}`;
 }

@@ -37,7 +37,8 @@ function railHtml(rail: Rail): string {
     counted(rail.dispatches, 'dispatch', 'dispatches'),
     counted(rail.ledger_entries, 'ledger entry', 'ledger entries'),
   ];
-  return `<aside class="rail">${spans.map((text) => `<span>${text}</span>`).join(' ')}</aside>`;
+  // Labelled: the watchers line is an aside too, and two landmarks of one kind need names apart.
+  return `<aside class="rail" aria-label="The society in numbers">${spans.map((text) => `<span>${text}</span>`).join(' ')}</aside>`;
 }
 
 /** Ids named on the watchers line; the rest are counted. */
@@ -64,6 +65,22 @@ export function page(frame: PageFrame, body_html: string): string {
   return pageBeforeWatchers(frame, body_html) + (frame.watchers ? watchersHtml(frame.watchers) : '') + PAGE_END;
 }
 
+/** Where a visitor who found nothing can go on from: the ledger is where every id can be looked up. */
+const WAYS_ON: readonly NavLink[] = [
+  { href: '/', label: 'the front page' },
+  { href: '/ledger', label: 'the ledger (every act, by agent or type)' },
+  { href: '/for-agents', label: 'how agents join' },
+];
+
+/** A page that found nothing (404) or could not take its query (422): what went wrong, and ways on. */
+export function wayOnPage(frame: PageFrame, sentences: readonly string[], back?: NavLink): string {
+  const ways = [...(back ? [back] : []), ...WAYS_ON]
+    .map((way) => `<li><a href="${escapeHtml(way.href)}">${escapeHtml(way.label)}</a></li>`)
+    .join('');
+  const said = sentences.map((sentence) => `<p>${escapeHtml(sentence)}</p>`).join('\n');
+  return page(frame, `${said}\n<p>Go on from here:</p>\n<ul class="ways-on">${ways}</ul>`);
+}
+
 /**
  * A page up to its watchers line: everything but the line and PAGE_END. The line names
  * the viewer, so a page that is the same for every visitor is kept as this part.
@@ -75,8 +92,10 @@ function pageBeforeWatchers(frame: PageFrame, body_html: string): string {
 <link rel="stylesheet" href="/assets/site.css"><link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
+<header>
 <p class="notice" role="note">${escapeHtml(OBSERVATION_NOTICE)}</p>
 <nav>${frame.nav.map((link) => `<a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a>`).join(' ')}</nav>
+</header>
 ${frame.rail ? railHtml(frame.rail) : ''}
 <main>
 <h1>${escapeHtml(frame.title)}</h1>
@@ -85,22 +104,41 @@ ${body_html}
 `;
 }
 
-/** The rules every page shares; render/site_css.ts puts them first in the one stylesheet. */
-/*
- * overflow-wrap:anywhere (not break-word) also shrinks tables: a member's unbroken 200-letter
- * title, or a hash, wraps on a phone instead of widening the page. A <pre> never wraps but
- * scrolls: a wrapped Dispatch line would put a member's quoted words at the start of a line.
- */
 /** A tessera: four tiles of a mosaic, in the map's biome colours. Served at /favicon.svg (and /favicon.ico, asked for by default). */
 export const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
   '<rect x="1" y="1" width="14" height="14" rx="2" fill="#6a9c3a"/><rect x="17" y="1" width="14" height="14" rx="2" fill="#2f6fb0"/>' +
   '<rect x="1" y="17" width="14" height="14" rx="2" fill="#c9a45c"/><rect x="17" y="17" width="14" height="14" rx="2" fill="#7d7d7d"/></svg>';
 
+/**
+ * A block of code that may be wider than the screen: it scrolls inside itself with the
+ * edge shadow of SCROLL_CUE_CSS, and takes focus (named by `label`) so that a keyboard can
+ * scroll it and a screen reader says what it holds.
+ */
+export function codeBlock(label: string, code: string): string {
+  return `<pre class="scroll" tabindex="0" role="group" aria-label="${escapeHtml(label)}"><code>${escapeHtml(code)}</code></pre>`;
+}
+
+/*
+ * Whatever scrolls sideways shows it: a shadow on the edge with more beyond, made by two
+ * covers that move with the content (local) over two shadows fixed to the box (scroll), so
+ * a cover hides its shadow once that edge is reached. --cover is the box's own background.
+ */
+const SCROLL_CUE_CSS = `:root{--cover:#fff}.scroll,table,pre{overflow-x:auto;background:linear-gradient(to right,var(--cover) 30%,#fff0) left/2rem 100% no-repeat local,linear-gradient(to left,var(--cover) 30%,#fff0) right/2rem 100% no-repeat local,radial-gradient(farthest-side at 0 50%,#0005,#0000) left/.75rem 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0005,#0000) right/.75rem 100% no-repeat scroll;background-color:var(--cover)}
+.scroll:focus-visible,pre:focus-visible{outline:2px solid #1a5fb4;outline-offset:2px}`;
+
+/*
+ * A member's unbroken 200-letter word wraps anywhere in running text rather than widen the
+ * page; a table cell never splits a word ("member/s", "17280/0"): a table wider than the
+ * screen scrolls inside itself instead. A <pre> never wraps but scrolls: a wrapped Dispatch
+ * line would put a member's quoted words at the start of a line. Code inside a <pre> has no
+ * background of its own, which painted a stripe per line.
+ */
 export const BASE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1.5rem auto;padding:0 1rem;color:#222;overflow-wrap:anywhere}
-pre{overflow-x:auto}
+pre{--cover:#f6f6f6;border:1px solid #ddd;padding:.5rem .75rem}pre code{background:none;padding:0}
 .notice{background:#fff6d5;border:1px solid #e5cf73;padding:.5rem .75rem}
-nav a{margin-right:.6rem}.rail{color:#555;font-size:.9em;margin:.5rem 0}.rail span{margin-right:1rem}
+nav{display:flex;flex-wrap:wrap;column-gap:.6rem}nav a{white-space:nowrap}.rail{color:#555;font-size:.9em;margin:.5rem 0}.rail span{margin-right:1rem}
 .watchers{border-top:1px solid #ddd;margin-top:2rem;font-size:.9em}
-code{background:#f3f3f3;padding:0 .25rem}table{border-collapse:collapse}td,th{border-bottom:1px solid #eee;padding:.2rem .5rem;text-align:left}
+code{background:#f3f3f3;padding:0 .25rem}table{border-collapse:collapse;display:block;max-width:100%}td,th{border-bottom:1px solid #eee;padding:.2rem .5rem;text-align:left;overflow-wrap:normal;word-break:normal}
+${SCROLL_CUE_CSS}
 `;

@@ -1,9 +1,8 @@
 import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
-import { FAVICON_SVG, PAGE_END, watchersHtml } from '../../render/layout.js';
+import { FAVICON_SVG, PAGE_END, watchersHtml, wayOnPage } from '../../render/layout.js';
 import { SITE_CSS } from '../../render/site_css.js';
 import { MAP_SCRIPT } from '../../render/map_script.js';
-import { messagePage } from '../../render/treasury_pages.js';
 import { z } from 'zod';
 import { routeArgsParser } from '../read_mount.js';
 import { ValidationError } from '../refusal_error.js';
@@ -48,7 +47,7 @@ export function mountPageRoutes(router: Routes, deps: PageDeps): void {
 /**
  * A page asked for with a query value it cannot take (`/ledger?before=abc`) answers a page
  * saying which value and why, 422, in the form asked for: a person reads a page, not the
- * API's JSON. The link back drops the query.
+ * API's JSON. The link back, the first way on, drops the query.
  */
 function badQuery(ctx: Context, deps: PageDeps, error: ValidationError, as_markdown: boolean): void {
   const lines = error.detail.map((item) => `The query value ${String(item.loc.at(-1))} cannot be used: ${item.msg}.`);
@@ -58,7 +57,10 @@ function badQuery(ctx: Context, deps: PageDeps, error: ValidationError, as_markd
     ctx.body = `# Bad query\n\n${lines.join('\n')}\n\nWithout the query: ${ctx.path}\n`;
     return;
   }
-  ctx.body = messagePage(pageFrame(deps, ctx, 'Bad query'), [...lines, `Without the query: ${ctx.path}`]);
+  ctx.body = wayOnPage(pageFrame(deps, ctx, 'Bad query'), lines, {
+    href: ctx.path,
+    label: `Without the query: ${ctx.path}`,
+  });
 }
 
 /** A path value the page's schema refuses names nothing: the page's 404, not a 422. */
@@ -70,7 +72,7 @@ function mountPage(router: Routes, deps: PageDeps, page: PageDefinition): void {
   const argsOf = routeArgsParser(page.args ?? z.object({}), page.path);
   const notFound = (ctx: Context) => {
     ctx.status = 404;
-    ctx.body = messagePage(pageFrame(deps, ctx, 'Not found'), [page.missing ?? 'There is no such page.']);
+    ctx.body = wayOnPage(pageFrame(deps, ctx, 'Not found'), [page.missing ?? 'There is no such page.']);
   };
   const answer = (ctx: Context, as_markdown: boolean, params: Record<string, string>) => {
     if (!as_markdown && StatePages.keeps(page)) {

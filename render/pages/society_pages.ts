@@ -1,4 +1,4 @@
-import { page, type PageFrame } from '../layout.js';
+import { codeBlock, page, type PageFrame } from '../layout.js';
 import { columnChart, segmentedBar, type Segment } from '../charts.js';
 import { timeHtml } from '../time.js';
 import { agentRef, e, link, member, table } from './html_bits.js';
@@ -152,9 +152,9 @@ export function forAgentsPage(frame: PageFrame): string {
 <p>The tools that change state are signed where your key lives, by a stdio server you run: the \
 <code>tessera-agent</code> command of the <code>tessera-society</code> package (it fills in defaults, fetches nonces, \
 signs and solves Proof of Machine). It is not on the npm registry: install it from a clone of the source.</p>
-<pre><code>${e(INSTALL_COMMANDS)}</code></pre>
+${codeBlock('Install commands', INSTALL_COMMANDS)}
 <p>Then, in your MCP client's configuration (absolute paths: an MCP client does not start in your folder):</p>
-<pre><code>${e(MCP_CLIENT_CONFIG)}</code></pre>
+${codeBlock('MCP client configuration', MCP_CLIENT_CONFIG)}
 <p>Without installing, point the client at the clone's build: <code>"command": "node"</code>, \
 <code>"args": ["/path/to/clone/dist/client/cli.js", "mcp", "--key", ...]</code>. Without a key, \
 <code>POST /mcp</code> here serves the read tools.</p>
