@@ -85,6 +85,16 @@ export const CONTENT_SECURITY_POLICY =
  */
 export const GRANT_PAGE_CSP = CONTENT_SECURITY_POLICY.replace("form-action 'none'", "form-action 'self'");
 
+/**
+ * The ledger page's policy: its search box is a GET form to /ledger itself, so it may
+ * submit a form, only to this site, as the grant page may. Its Markdown twin and every
+ * other page keep form-action 'none'.
+ */
+export const LEDGER_PAGE_CSP = GRANT_PAGE_CSP;
+
+/** The HTML pages whose policy is their own, by path (the catalogue's pages are mounted without per-page headers). */
+const PAGE_POLICIES: ReadonlyMap<string, string> = new Map([['/ledger', LEDGER_PAGE_CSP]]);
+
 const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
@@ -103,9 +113,12 @@ export function securityHeadersFor(content_type: string): Readonly<Record<string
 export function securityHeaders(): Middleware {
   return async (ctx, next) => {
     await next();
-    // A route may set its own policy (the grant page, GRANT_PAGE_CSP); every other HTML answer gets the shared one.
-    const own_policy = ctx.response.get('Content-Security-Policy');
-    ctx.set(securityHeadersFor(String(ctx.response.get('Content-Type'))));
+    // A route may set its own policy (the grant page, GRANT_PAGE_CSP), or its page has one (the ledger,
+    // LEDGER_PAGE_CSP); every other HTML answer gets the shared one.
+    const content_type = String(ctx.response.get('Content-Type'));
+    const page_policy = content_type.startsWith('text/html') ? PAGE_POLICIES.get(ctx.path) : undefined;
+    const own_policy = ctx.response.get('Content-Security-Policy') || page_policy;
+    ctx.set(securityHeadersFor(content_type));
     if (own_policy) ctx.set('Content-Security-Policy', own_policy);
   };
 }

@@ -6,6 +6,7 @@
  */
 import { EVENT_TYPES, tileOf, type EventType } from '../engine/events/event_catalogue.js';
 import { BLOCKS } from '../engine/index.js';
+import { plural, UNTITLED } from './words.js';
 
 export type SentencePart =
   | string
@@ -51,7 +52,6 @@ const point = (value: any): { x: number; y: number } | undefined =>
   value && Number.isInteger(value.x) && Number.isInteger(value.y) ? { x: value.x, y: value.y } : undefined;
 const at = (tile: { x: number; y: number } | undefined): SentencePart[] => (tile ? [' at ', { tile }] : []);
 const depth = (data: Record<string, any>): SentencePart[] => (Number.isInteger(data.z) ? [` (z ${data.z})`] : []);
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** The compass direction of a move's net displacement (y grows southward). */
 function direction(from: { x: number; y: number }, to: { x: number; y: number }): string {
@@ -138,7 +138,10 @@ const SENTENCES: Record<EventType, Sentence> = {
     { dispatch: data.dispatch_id },
     ` (${plural(data.disclosures, 'disclosure')})`,
   ],
-  bulletin_posted: (data, actor) => [{ agent: actor }, ' pinned a bulletin post, ', { quote: String(data.title) }],
+  bulletin_posted: (data, actor) => {
+    const title = String(data.title ?? '');
+    return [{ agent: actor }, ' pinned a bulletin post, ', ...(title.trim() ? [{ quote: title }] : [UNTITLED])];
+  },
   pom_challenge_issued: (data, actor) => [
     { agent: actor },
     ` was handed a Proof of Machine challenge (${data.kind}) for ${data.intent}`,

@@ -7,20 +7,28 @@ import { escapeHtml } from './escape.js';
 
 const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
+const DAY_MS = 24 * 3600_000;
+
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 24 * 3600_000],
-  ['month', 30 * 24 * 3600_000],
-  ['day', 24 * 3600_000],
+  ['year', 365 * DAY_MS],
+  ['month', 30 * DAY_MS],
+  ['day', DAY_MS],
   ['hour', 3600_000],
   ['minute', 60_000],
 ];
 
-/** "just now", "5 minutes ago", "in 3 days": the largest unit that fits, rounded down. */
+/**
+ * "just now", "5 minutes ago", "in 3 days": the largest unit that fits, rounded down;
+ * days are counted as UTC dates, so "tomorrow" is the date after today's beside it (a time
+ * 1.9 days ahead, two dates on, is "in 2 days").
+ */
 export function relativeTime(at_ms: number, now_ms: number): string {
   const delta_ms = at_ms - now_ms;
   for (const [unit, unit_ms] of UNITS) {
     const count = Math.trunc(delta_ms / unit_ms);
-    if (count !== 0) return relative.format(count, unit);
+    if (count === 0) continue;
+    if (unit !== 'day') return relative.format(count, unit);
+    return relative.format(Math.floor(at_ms / DAY_MS) - Math.floor(now_ms / DAY_MS), unit);
   }
   return 'just now';
 }

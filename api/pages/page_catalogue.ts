@@ -28,6 +28,7 @@ import { WORLD_ZOOM_MAX, WORLD_ZOOM_MIN } from '../../render/map/zoom.js';
 import { forAgentsPage, healthPage, homePage, societyPage } from '../../render/pages/society_pages.js';
 import { treasuryPage } from '../../render/treasury_pages.js';
 import * as views from './page_views.js';
+import { titleOr } from '../../render/words.js';
 import { type ReadContext, MotionStatusSchema, type SocietyState } from '../../engine/index.js';
 
 /**
@@ -135,7 +136,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
     title: 'Motion',
     summary: 'A motion with its tally and roll',
     args: z.object({ motion_id: z.string() }),
-    heading: (view) => `Motion ${view.motion_id}`,
+    heading: (view) => titleOr(view.title, 'Untitled motion'),
     listed: false,
     instances: (state) => Object.keys(state.governance.motions),
     view: views.motionDetailView,
@@ -232,6 +233,17 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
         .optional()
         .describe('Only entries of this event type'),
       actor: z.string().min(1).max(128).optional().describe('Only entries whose actor is this agent id (or system)'),
+      motion: z
+        .string()
+        .regex(/^M-\d{4,}-[0-9a-f]{4}$/, 'must be a motion id')
+        .optional()
+        .describe('Only entries about this motion'),
+      q: z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be an agent's handle or id, an event type, a motion id or an entry's seq")
+        .optional()
+        .describe("The search box: an agent's handle or id, an event type, a motion id, or a seq"),
       bookkeeping: z.enum(['shown', 'hidden']).optional().describe('Show the bookkeeping entries (hidden by default)'),
     }),
     view: views.ledgerView,

@@ -1,24 +1,49 @@
 import { markdown } from './blocks.js';
 import type { LedgerEntryView, LedgerView, ListedEntry } from '../pages/ledger_pages.js';
 import { sentenceMarkdown, type NameOf } from '../sentence_text.js';
+import { escapeMarkdownInline } from '../markdown_escape.js';
+import { plural } from '../words.js';
 import { timeText } from '../time.js';
 
 function namesOf(entry: ListedEntry): NameOf {
   return (agent_id) => ({ agent_id, handle: entry.names[agent_id] ?? null });
 }
 
+/** An entry's sentence in Markdown, its agents by handle and its motions by title. */
+export function entrySentenceMarkdown(entry: ListedEntry): string {
+  return sentenceMarkdown(entry.sentence, namesOf(entry), (motion_id) => entry.titles[motion_id] ?? null);
+}
+
+/** What the search box found, as the HTML page says it. */
+function searchMarkdown(view: LedgerView): string[] {
+  const { search } = view;
+  if (search === null) return [];
+  if (search.found === null)
+    return [
+      `Nothing on the ledger goes by “${escapeMarkdownInline(search.q)}”: no agent, event type, motion or entry by that name.`,
+      '',
+    ];
+  if ('seq' in search.found)
+    return [`Entry ${search.found.seq} is the first row below: /ledger/${search.found.seq}.md`, ''];
+  return [`Showing what “${escapeMarkdownInline(search.q)}” names.`, ''];
+}
+
 /** Each entry a line: its seq, its sentence, its time. */
 export function ledgerMarkdown(view: LedgerView, now_ms: number): string {
   const lines = view.entries.map(
-    (entry) => `- #${entry.seq} ${sentenceMarkdown(entry.sentence, namesOf(entry))} (${timeText(entry.at, now_ms)})`,
+    (entry) => `- #${entry.seq} ${entrySentenceMarkdown(entry)} (${timeText(entry.at, now_ms)})`,
   );
   const hidden =
     view.filters.bookkeeping === 'hidden' && view.hidden_bookkeeping > 0
-      ? [`${view.hidden_bookkeeping} bookkeeping entries left out; add bookkeeping=shown to see them.`, '']
+      ? [
+          `${plural(view.hidden_bookkeeping, 'bookkeeping entry', 'bookkeeping entries')} left out; add bookkeeping=shown to see them.`,
+          '',
+        ]
       : [];
   return markdown('Ledger', [
     `Head: seq ${view.head.seq}, hash \`${view.head.hash}\`. The raw chain and its recipe: /api/v1/ledger.`,
     '',
+    ...searchMarkdown(view),
     ...hidden,
     ...(lines.length > 0 ? lines : ['No entry here matches.']),
     ...(view.older !== null ? ['', `Older: /ledger.md?before=${view.older}`] : []),
@@ -28,7 +53,7 @@ export function ledgerMarkdown(view: LedgerView, now_ms: number): string {
 
 export function ledgerEntryMarkdown(view: LedgerEntryView, now_ms: number): string {
   return markdown(`Ledger entry ${view.seq}`, [
-    `${sentenceMarkdown(view.sentence, namesOf(view))}, ${timeText(view.at, now_ms)}.`,
+    `${entrySentenceMarkdown(view)}, ${timeText(view.at, now_ms)}.`,
     '',
     `Event \`${view.event_type}\`, proof: ${view.proof_status}. Receipt: /log/receipt/${view.seq}.`,
     '',

@@ -1,8 +1,9 @@
 import { page, type PageFrame } from '../layout.js';
 import { BOOKKEEPING_EVENTS, KNOWN_EVENT_TYPES, type SentencePart } from '../ledger_sentences.js';
-import { sentenceHtml, type NameOf } from '../sentence_text.js';
+import { sentenceHtml, type NameOf, type TitleOf } from '../sentence_text.js';
 import { timeHtml } from '../time.js';
-import { agentRef, e, link, type AgentName } from './html_bits.js';
+import { agentRef, dataListHtml, e, link, member, motionLink, type AgentName } from './html_bits.js';
+import { plural, titleOr } from '../words.js';
 
 /** One entry of the explorer: its sentence, and the handles of the agents it names. */
 export interface ListedEntry {
@@ -11,12 +12,21 @@ export interface ListedEntry {
   event_type: string;
   sentence: SentencePart[];
   names: Record<string, string | null>;
+  /** The titles of the motions it names (null: not known). */
+  titles: Record<string, string | null>;
 }
 
 export interface LedgerFilters {
   type?: string;
   actor?: string;
+  motion?: string;
   bookkeeping: 'shown' | 'hidden';
+}
+
+/** The search box's words and what they name: an entry, or a filter of the explorer; null for nothing. */
+export interface LedgerSearch {
+  q: string;
+  found: { seq: number } | { type: string } | { actor: string } | { motion: string } | null;
 }
 
 export interface LedgerView {
@@ -32,6 +42,9 @@ export interface LedgerView {
   /** The seqs a filtered page read without filling up (the scan has a bound per request). */
   searched: { from: number; to: number } | null;
   actor_name: AgentName | null;
+  /** The title of the motion the page is filtered to. */
+  motion_title: string | null;
+  search: LedgerSearch | null;
 }
 
 /** valid: it verifies; invalid: it does not; earlier_key: signed with a key rotated away since; none/system: no proof. */
@@ -46,6 +59,8 @@ export interface LedgerEntryView extends ListedEntry {
   /** The entry exactly as stored. */
   json: string;
   proof_status: ProofStatus;
+  /** The entry just before, when it is a signed request (an unsigned entry follows from it). */
+  signed_before: number | null;
   previous: number | null;
   next: number | null;
 }
@@ -55,13 +70,17 @@ export const LEDGER_CSS = `.ledger{list-style:none;padding:0}.ledger li{padding:
 .agent-id{font-size:.8em;color:#666}q.member{quotes:"\\201C" "\\201D";background:#f6f3ea}
 .filters summary{cursor:pointer}.filters a{display:inline-block;margin:.1rem .4rem .1rem 0}
 .proof-valid{color:#1b5e20}.proof-invalid{color:#b71c1c}.fields td:first-child{white-space:nowrap;color:#555}
-details pre{overflow-x:auto;max-width:100%}`;
+details pre{overflow-x:auto;max-width:100%}.data{margin:.2rem 0;padding-left:1.2rem}.data .key{color:#555}
+.motion-id{font-size:.85em}.search{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:.6rem 0}
+.search input{flex:1 1 14rem;min-width:0;padding:.3rem;font:inherit}.search button{padding:.3rem .8rem;font:inherit}
+.hashes code{overflow-wrap:anywhere}`;
 
 /** A ledger URL with the current filters and the given paging. */
 function ledgerHref(filters: LedgerFilters, paging: Record<string, string | number> = {}): string {
   const query = new URLSearchParams();
   if (filters.type) query.set('type', filters.type);
   if (filters.actor) query.set('actor', filters.actor);
+  if (filters.motion) query.set('motion', filters.motion);
   if (filters.bookkeeping === 'shown') query.set('bookkeeping', 'shown');
   for (const [key, value] of Object.entries(paging)) query.set(key, String(value));
   const text = query.toString();
@@ -72,11 +91,47 @@ function namesOf(entry: ListedEntry): NameOf {
   return (agent_id) => ({ agent_id, handle: entry.names[agent_id] ?? null });
 }
 
+function titlesOf(entry: ListedEntry): TitleOf {
+  return (motion_id) => entry.titles[motion_id] ?? null;
+}
+
+/** An entry's sentence as HTML, its agents by handle and its motions by title. */
+export function entrySentenceHtml(entry: ListedEntry): string {
+  return sentenceHtml(entry.sentence, namesOf(entry), titlesOf(entry));
+}
+
+/** The search box: one GET field, checked again by the page's query schema (a bad value is the 422 page). */
+function searchFormHtml(search: LedgerSearch | null): string {
+  const value = search ? ` value="${e(search.q)}"` : '';
+  return `<form class="search" role="search" method="get" action="/ledger">
+<label for="ledger-q">Search the ledger</label>
+<input id="ledger-q" name="q" type="search"${value} required maxlength="64" pattern="[A-Za-z0-9_\\-]+" placeholder="handle, agent id, event type, motion id or seq" aria-describedby="ledger-q-help">
+<button type="submit">Search</button>
+<span id="ledger-q-help" class="at">An agent's handle or id, an event type such as <code>vote_cast</code>, a motion id, or an entry's number.</span>
+</form>`;
+}
+
+/** What the search found, in a sentence (a filter it became is told by the filters line). */
+function searchResultHtml(search: LedgerSearch | null): string {
+  if (search === null) return '';
+  if (search.found === null)
+    return `<p class="search-result">Nothing on the ledger goes by <q class="member">${member(search.q)}</q>: no agent, event type, motion or entry by that name.</p>`;
+  if ('seq' in search.found) {
+    const { seq } = search.found;
+    return `<p class="search-result">Entry ${seq} is the first row below: ${link(`/ledger/${seq}`, `open entry ${seq}`)}.</p>`;
+  }
+  return '';
+}
+
 function filtersHtml(view: LedgerView): string {
   const { filters } = view;
   const shown: string[] = [];
   if (filters.type) shown.push(`only <code>${e(filters.type)}</code>`);
   if (view.actor_name) shown.push(`only by ${agentRef(view.actor_name)}`);
+  if (filters.motion)
+    shown.push(
+      `only about ${view.motion_title === null ? '' : `${member(titleOr(view.motion_title))} `}${motionLink(filters.motion)}`,
+    );
   const clear = shown.length > 0 ? ` · ${link('/ledger', 'show everything')}` : '';
   const types = KNOWN_EVENT_TYPES.map((type) =>
     type === filters.type ? `<strong>${e(type)}</strong>` : link(ledgerHref({ ...filters, type }), type),
@@ -84,7 +139,7 @@ function filtersHtml(view: LedgerView): string {
   const bookkeeping =
     filters.bookkeeping === 'shown'
       ? `Bookkeeping entries (${[...BOOKKEEPING_EVENTS].join(', ')}) are shown · ${link(ledgerHref({ ...filters, bookkeeping: 'hidden' }), 'hide them')}`
-      : `${view.hidden_bookkeeping} bookkeeping ${view.hidden_bookkeeping === 1 ? 'entry' : 'entries'} (Proof of Machine challenges, AP records) left out of this page · ${link(ledgerHref({ ...filters, bookkeeping: 'shown' }), 'show them')}`;
+      : `${plural(view.hidden_bookkeeping, 'bookkeeping entry', 'bookkeeping entries')} (Proof of Machine challenges, AP records) left out of this page · ${link(ledgerHref({ ...filters, bookkeeping: 'shown' }), 'show them')}`;
   return `<p>${shown.length > 0 ? `Showing ${shown.join(', ')}${clear}.` : 'Showing every kind of entry.'} ${bookkeeping}.</p>
 <details class="filters"><summary>Filter by event type</summary><p>${types}</p></details>`;
 }
@@ -93,7 +148,7 @@ export function ledgerPage(frame: PageFrame, view: LedgerView): string {
   const rows = view.entries
     .map(
       (entry) =>
-        `<li><a class="seq" href="/ledger/${entry.seq}">#${entry.seq}</a> ${sentenceHtml(entry.sentence, namesOf(entry))} <span class="when">${timeHtml(entry.at, frame.now_ms)}</span></li>`,
+        `<li><a class="seq" href="/ledger/${entry.seq}">#${entry.seq}</a> ${entrySentenceHtml(entry)} <span class="when">${timeHtml(entry.at, frame.now_ms)}</span></li>`,
     )
     .join('\n');
   const paging = [
@@ -106,29 +161,40 @@ export function ledgerPage(frame: PageFrame, view: LedgerView): string {
   return page(
     frame,
     `<p>Everything the society did, newest first, as it stands on the public hash-chained ledger (${view.head.seq} entries). The raw chain and its recipe: ${link('/api/v1/ledger', '/api/v1/ledger')}; anyone can re-verify it with <code>tessera-agent verify</code>.</p>
-${filtersHtml(view)}
+${searchFormHtml(view.search)}
+${searchResultHtml(view.search)}${filtersHtml(view)}
 ${rows ? `<ol class="ledger">\n${rows}\n</ol>` : '<p>No entry here matches.</p>'}
 ${searched}${paging.length > 0 ? `<p>${paging.join(' · ')}</p>` : ''}`,
   );
 }
 
-const PROOF_SENTENCES: Record<ProofStatus, string> = {
+const PROOF_SENTENCES: Record<Exclude<ProofStatus, 'none'>, string> = {
   valid: '<span class="proof-valid">The signature verifies</span>: the actor signed exactly this request.',
   invalid:
     '<span class="proof-invalid">The signature does not verify</span> against the keys the ledger gave this agent.',
   earlier_key:
     'Signed with a key this agent has rotated away since; <code>tessera-agent verify</code> checks it with the keys in ledger order.',
-  none: 'This entry carries no proof of its own: it follows the signed request just before it.',
   system: "This is the system's own entry: no member signed it.",
 };
 
+/** Whether and how the entry is signed; an unsigned one names the signed request it follows, if one is just before it. */
+function proofSentence(view: LedgerEntryView): string {
+  if (view.proof_status !== 'none') return PROOF_SENTENCES[view.proof_status];
+  if (view.signed_before === null)
+    return 'This entry carries no proof of its own: the engine wrote it (at the founding, or on its own schedule), not a signed request.';
+  return `This entry carries no proof of its own: it follows the signed request just before it, ${link(`/ledger/${view.signed_before}`, `entry ${view.signed_before}`)}.`;
+}
+
+/** The chain around the entry: its hash, and the previous entry's (linked to it). */
+function hashesHtml(view: LedgerEntryView): string {
+  const previous =
+    view.previous === null
+      ? `<code>${e(view.prev_hash)}</code> (the chain's start)`
+      : `<a href="/ledger/${view.previous}"><code>${e(view.prev_hash)}</code></a> (entry ${view.previous})`;
+  return `<ul class="hashes"><li>Hash <code>${e(view.hash)}</code></li><li>After ${previous}</li></ul>`;
+}
+
 export function ledgerEntryPage(frame: PageFrame, view: LedgerEntryView): string {
-  const fields = Object.entries(view.data)
-    .map(
-      ([key, value]) =>
-        `<tr><td>${e(key)}</td><td>${e(typeof value === 'string' ? value : JSON.stringify(value))}</td></tr>`,
-    )
-    .join('');
   const proof = view.proof
     ? `<p>${e(String(view.proof.method))} <code>${e(String(view.proof.path))}</code>, nonce <code>${e(String(view.proof.nonce))}</code>.</p>`
     : '';
@@ -141,15 +207,16 @@ export function ledgerEntryPage(frame: PageFrame, view: LedgerEntryView): string
   ].filter(Boolean);
   return page(
     frame,
-    `<p class="sentence">${sentenceHtml(view.sentence, namesOf(view))}.</p>
-<p class="when">${timeHtml(view.at, frame.now_ms)}; event <code>${e(view.event_type)}</code>.</p>
+    `<p class="sentence">${entrySentenceHtml(view)}.</p>
+<p class="when">${timeHtml(view.at, frame.now_ms)}; event ${link(`/ledger?type=${view.event_type}`, view.event_type)}.</p>
 <h2>Proof</h2>
-<p>${PROOF_SENTENCES[view.proof_status]}</p>
+<p>${proofSentence(view)}</p>
 ${proof}
 <h2>Fields</h2>
-<table class="fields"><tbody>${fields}</tbody></table>
-<p>Hash <code>${e(view.hash)}</code>, after <code>${e(view.prev_hash)}</code>.</p>
+${dataListHtml(view.data)}
+<h2>Its place in the chain</h2>
+${hashesHtml(view)}
 <p>${around.join(' · ')}</p>
-<details><summary>The entry exactly as stored</summary><pre>${e(view.json)}</pre></details>`,
+<details><summary>The entry exactly as stored</summary><pre tabindex="0">${e(view.json)}</pre></details>`,
   );
 }

@@ -1,6 +1,17 @@
-import type { LedgerEntryView, LedgerView, ListedEntry, ProofStatus } from '../../../render/pages/ledger_pages.js';
-import { BOOKKEEPING_EVENTS, sentenceOf, type SentenceEntry } from '../../../render/ledger_sentences.js';
-import { type ReadContext, sha256Hex } from '../../../engine/index.js';
+import type {
+  LedgerEntryView,
+  LedgerSearch,
+  LedgerView,
+  ListedEntry,
+  ProofStatus,
+} from '../../../render/pages/ledger_pages.js';
+import {
+  BOOKKEEPING_EVENTS,
+  KNOWN_EVENT_TYPES,
+  sentenceOf,
+  type SentenceEntry,
+} from '../../../render/ledger_sentences.js';
+import { ownValue, type ReadContext, sha256Hex } from '../../../engine/index.js';
 import { signingString } from '../../../client/protocol.js';
 import type { WireEntry } from '../../../client/ledger_check.js';
 import { SignatureVerifier } from '../../signature_verifier.js';
@@ -21,7 +32,37 @@ export interface LedgerArgs {
   after?: number;
   type?: string;
   actor?: string;
+  /** Only entries about this motion (a filter the index does not hold: the scan's bound applies). */
+  motion?: string;
   bookkeeping?: 'shown' | 'hidden';
+  /** The search box: an agent's handle or id, an event type, a motion id, or a seq. */
+  q?: string;
+}
+
+/** What the search box's words name, looked up in the state: at most one thing, most specific first. */
+export function searchFor(context: ReadContext, q: string): LedgerSearch['found'] {
+  const { state } = context;
+  if (/^\d+$/.test(q)) {
+    const seq = Number(q);
+    return seq >= 1 && seq <= context.ledger.head().seq ? { seq } : null;
+  }
+  if (KNOWN_EVENT_TYPES.includes(q)) return { type: q };
+  if (state.agents.has(q) || q === 'system') return { actor: q };
+  const by_handle = state.agent_by_handle.get(q.toLowerCase());
+  if (by_handle !== undefined) return { actor: by_handle };
+  if (ownValue(state.governance.motions, q)) return { motion: q };
+  return null;
+}
+
+/** The explorer's arguments once the search box's words are resolved into a filter or a place. */
+function resolveSearch(context: ReadContext, args: LedgerArgs): { args: LedgerArgs; search: LedgerSearch | null } {
+  if (args.q === undefined) return { args, search: null };
+  const found = searchFor(context, args.q);
+  const search = { q: args.q, found };
+  if (found === null) return { args: {}, search };
+  // A seq shows the ledger from that entry down, bookkeeping included, so the entry asked for is the first row.
+  if ('seq' in found) return { args: { before: found.seq + 1, bookkeeping: 'shown' }, search };
+  return { args: found, search };
 }
 
 /** The seqs a page may show, newest first from `start`: every one past the index's end, then the index's candidates. */
@@ -44,14 +85,16 @@ function* upward(start: number, indexed_to: number, head: number, candidates: re
  * filters (an event type, an actor), older than `before` or newer than `after`.
  * Bookkeeping entries are left out unless asked for, and counted.
  */
-export function ledgerView(context: ReadContext, args: LedgerArgs): LedgerView {
+export function ledgerView(context: ReadContext, asked: LedgerArgs): LedgerView {
   const { ledger } = context;
+  const { args, search } = resolveSearch(context, asked);
   const head = ledger.head();
   const show_bookkeeping =
     args.bookkeeping === 'shown' || (args.type !== undefined && BOOKKEEPING_EVENTS.has(args.type));
   const wanted = (entry: WireEntry) =>
     (args.type === undefined || entry.event_type === args.type) &&
-    (args.actor === undefined || entry.actor === args.actor);
+    (args.actor === undefined || entry.actor === args.actor) &&
+    (args.motion === undefined || entry.data.motion_id === args.motion || entry.data.motion === args.motion);
   const filters = {
     ...(args.type !== undefined ? { type: args.type } : {}),
     ...(args.actor ? { actor: args.actor } : {}),
@@ -92,27 +135,37 @@ export function ledgerView(context: ReadContext, args: LedgerArgs): LedgerView {
   const high = going_up ? (exhausted ? head.seq : last_read!) : start;
   return {
     head,
-    filters: { ...filters, bookkeeping: show_bookkeeping ? 'shown' : 'hidden' },
+    filters: {
+      ...filters,
+      ...(args.motion ? { motion: args.motion } : {}),
+      bookkeeping: show_bookkeeping ? 'shown' : 'hidden',
+    },
     entries: entries.map((entry) => listed(context, entry)),
     older: low > 1 ? low : null,
     newer: high < head.seq ? high : null,
     hidden_bookkeeping: hidden,
     searched: found.length < page_size && scanned >= ledger_scan_max ? { from: low, to: high } : null,
     actor_name: args.actor ? nameOf(context.state, args.actor) : null,
+    motion_title: args.motion ? (ownValue(context.state.governance.motions, args.motion)?.title ?? null) : null,
+    search,
   };
 }
 
-function listed(context: ReadContext, entry: WireEntry): ListedEntry {
+export function listed(context: ReadContext, entry: WireEntry): ListedEntry {
   const sentence = sentenceOf(entry as SentenceEntry);
-  return { seq: entry.seq, at: entry.at, event_type: entry.event_type, sentence, names: namesIn(context, sentence) };
+  return { seq: entry.seq, at: entry.at, event_type: entry.event_type, sentence, ...namesIn(context, sentence) };
 }
 
-/** The handles of the agents a sentence names, looked up once for the renderers. */
-function namesIn(context: ReadContext, sentence: ListedEntry['sentence']): Record<string, string | null> {
+/** The handles of the agents and the titles of the motions a sentence names, looked up once for the renderers. */
+function namesIn(context: ReadContext, sentence: ListedEntry['sentence']): Pick<ListedEntry, 'names' | 'titles'> {
   const names: Record<string, string | null> = {};
-  for (const part of sentence)
-    if (typeof part === 'object' && 'agent' in part) names[part.agent] = nameOf(context.state, part.agent).handle;
-  return names;
+  const titles: Record<string, string | null> = {};
+  for (const part of sentence) {
+    if (typeof part !== 'object') continue;
+    if ('agent' in part) names[part.agent] = nameOf(context.state, part.agent).handle;
+    if ('motion' in part) titles[part.motion] = ownValue(context.state.governance.motions, part.motion)?.title ?? null;
+  }
+  return { names, titles };
 }
 
 const verifier = new SignatureVerifier(1_000);
@@ -144,6 +197,12 @@ export function proofStatus(context: ReadContext, entry: WireEntry): ProofStatus
   return agent && agent.key_generation > 0 ? 'earlier_key' : 'invalid';
 }
 
+/** Whether the entry at seq carries a member's signed request. */
+function signedEntry(context: ReadContext, seq: number): boolean {
+  const [json] = context.ledger.page(seq, 1);
+  return json !== undefined && (JSON.parse(json) as WireEntry).proof != null;
+}
+
 export function ledgerEntryView(context: ReadContext, { seq }: { seq: number }): LedgerEntryView | null {
   const { ledger } = context;
   const [json] = ledger.page(seq, 1);
@@ -159,6 +218,7 @@ export function ledgerEntryView(context: ReadContext, { seq }: { seq: number }):
     prev_hash: entry.prev_hash,
     json,
     proof_status: proofStatus(context, entry),
+    signed_before: seq > 1 && signedEntry(context, seq - 1) ? seq - 1 : null,
     previous: seq > 1 ? seq - 1 : null,
     next: seq < head.seq ? seq + 1 : null,
   };
