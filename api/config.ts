@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { PaymentsConfig } from './payments/processor.js';
@@ -11,7 +12,14 @@ import type { McpLimits } from './mcp_endpoint.js';
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  HOST: z
+    .string()
+    .min(1)
+    .refine(isListenableHost, {
+      error: (issue) =>
+        `"${String(issue.input)}" is neither an IP address (127.0.0.1, 0.0.0.0, ::1, :: ; IPv6 without brackets) nor a host name`,
+    })
+    .default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   GENESIS_FILE: z.string().min(1).optional(),
   BODY_LIMIT_BYTES: z.coerce
@@ -115,20 +123,46 @@ export interface Config {
   cluster?: ClusterConfig;
 }
 
+/**
+ * A setting start-up cannot use, named in the message (never with a secret's value). It is
+ * raised before anything is written to DATA_DIR, so fixing the setting is all there is to do.
+ */
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError';
+  constructor(problem: string) {
+    super(`bad configuration: ${problem}`);
+  }
+}
+
+/**
+ * What the server can listen on: an IP address, or a name the resolver may know. A dotted
+ * run of digits that is no IPv4 address (999.1.1.1) is a typo, not a host name.
+ */
+function isListenableHost(host: string): boolean {
+  if (isIP(host) !== 0) return true;
+  if (/^[\d.]+$/.test(host)) return false;
+  return /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/.test(
+    host,
+  );
+}
+
+/** The address a URL spells for a host: an IPv6 address goes in brackets. */
+function urlHost(host: string): string {
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
 /** Configuration comes from the environment only; a bad value stops start-up with its name. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-    throw new Error(`bad configuration: ${problems}`);
+    throw new ConfigurationError(problems);
   }
   const e = parsed.data;
   if (Boolean(e.STRIPE_SECRET_KEY) !== Boolean(e.STRIPE_WEBHOOK_SECRET))
-    throw new Error(
-      'bad configuration: set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or neither (payments off)',
-    );
-  const public_url = e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`;
-  const cluster = clusterConfigOf(e, e.PORT);
+    throw new ConfigurationError('set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or neither (payments off)');
+  const public_url = e.PUBLIC_URL ?? `http://${urlHost(e.HOST)}:${e.PORT}`;
+  const cluster = clusterSettings(e);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -173,6 +207,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/** The replicated log's settings, refused as every other setting is. */
+function clusterSettings(e: z.output<typeof EnvSchema>): ClusterConfig | undefined {
+  try {
+    return clusterConfigOf(e, e.PORT);
+  } catch (error) {
+    throw new ConfigurationError(String((error as Error).message).replace(/^bad configuration: /, ''));
+  }
+}
+
 /**
  * WITNESSES: comma-separated "<url> <vkey>" pairs, the witness's add-checkpoint prefix
  * and its cosignature/v1 verifier key (what `tessera-agent witness` prints at start).
@@ -185,7 +228,7 @@ function parseWitnesses(text: string): { url: string; vkey: string }[] {
     .map((entry) => {
       const [url, vkey, ...extra] = entry.split(/\s+/);
       if (!url || !vkey || extra.length > 0 || !URL.canParse(url))
-        throw new Error(`bad configuration: WITNESSES entry "${entry}" is not "<url> <vkey>"`);
+        throw new ConfigurationError(`WITNESSES entry "${entry}" is not "<url> <vkey>"`);
       return { url, vkey };
     });
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { configFromEnv } from './config.js';
+import { ConfigurationError, configFromEnv, type Config } from './config.js';
 import { DivergedLogError, StoreIntegrityError } from '../engine/index.js';
 import { StartRefusedError } from './data_folder.js';
 import { startSociety } from './server.js';
@@ -19,10 +19,20 @@ function roleLine(node: { leading: boolean; leader_url: string | undefined }): s
   return `following (writes go to ${node.leader_url ?? 'the leader once one holds the lease'})`;
 }
 
+/** The data folder as the settings name it, for messages written before the configuration parsed. */
+let data_dir_named = `DATA_DIR (${process.env.DATA_DIR || './data'})`;
+
 /** npm start: a whole society on the embedded default. */
 async function main(): Promise<void> {
-  const config = configFromEnv();
-  const society = await startSociety(config);
+  const config: Config = configFromEnv();
+  data_dir_named = config.data_dir;
+  const society = await startSociety(config, {
+    // Said the moment it exists: whatever stops start-up later, the operator learns where the Founder's key is.
+    on_founder_key: (key_file, public_key) =>
+      console.log(
+        `Founder key created: ${key_file} (public key ${public_key}); keep it private, it signs as the Founder`,
+      ),
+  });
   const { created_key_file, key_file } = society.founder;
   const state = society.engine.state;
   // The Founder is whoever the ledger says, whatever key file lies in the folder.
@@ -68,6 +78,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  if (error instanceof ConfigurationError) {
+    console.error(`tessera refused to start: ${error.message}`);
+    console.error(`  Nothing was written to ${data_dir_named}. Fix the setting and start again.`);
+    // EX_CONFIG (sysexits.h): a setting, not the data folder, is what to change.
+    process.exit(78);
+  }
   if (error instanceof StartRefusedError || error instanceof StoreIntegrityError || error instanceof DivergedLogError) {
     // Nothing was served and the data folder was left as it was; the operator decides what to restore.
     console.error(`tessera refused to start: ${error.message}`);

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { CONNECTION_LIMITS, limitConnections } from './connection_limit.js';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DivergedLogError, Engine, LmdbStore } from '../engine/index.js';
 import { createApp, type TesseraApp } from './app.js';
-import type { Config } from './config.js';
-import { prepareGenesis, type FounderSetup } from './founder.js';
+import { ConfigurationError, type Config } from './config.js';
+import { prepareGenesis, readGenesisSettings, type FounderSetup } from './founder.js';
 import { NonceBook } from './nonces.js';
 import { ChunkCache } from './chunk_cache.js';
 import { Processor, paymentModeOf } from './payments/processor.js';
@@ -56,6 +56,8 @@ export interface StartOptions {
   log?: (line: Record<string, unknown>) => void;
   /** With config.cluster: the tick log and lease to use instead of connecting to NATS (tests: the in-process adapters). */
   cluster_log?: ClusterLog;
+  /** Told the moment a Founder key is made in the data folder, so it is announced whatever happens next. */
+  on_founder_key?: (key_file: string, public_key: string) => void;
 }
 
 /** COOKIE_SECRET, or one generated once into the data folder (mode 0600). */
@@ -67,12 +69,78 @@ function cookieSecret(config: Config): string {
 }
 
 /**
- * Opens the store, founds or recovers the society, and serves it over HTTP. A data
- * folder that holds a damaged store, or traces of a society without its store, is
- * refused (StartRefusedError) before anything is written; a store whose entries fail
- * the replay check is refused (StoreIntegrityError, naming the seq) before serving.
+ * Opens the store, founds or recovers the society, and serves it over HTTP. Settings
+ * start-up cannot use (the genesis file, a port in use, a host that is not this
+ * machine's) are refused (ConfigurationError) before the data folder is touched: the
+ * socket is bound first. A data folder that holds a damaged store, or traces of a
+ * society without its store, is refused (StartRefusedError) before anything is
+ * written; a store whose entries fail the replay check is refused
+ * (StoreIntegrityError, naming the seq) before serving.
  */
 export async function startSociety(config: Config, options: StartOptions = {}): Promise<RunningSociety> {
+  const genesis_settings = readGenesisSettings(config.genesis_file);
+  const server = await listenFirst(config);
+  try {
+    return await serveSociety(server, config, genesis_settings, options);
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+}
+
+/** Answers while the society opens, on a socket bound before the data folder was touched. */
+const answerStarting: RequestListener = (_request, response) => {
+  response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+  response.end(
+    JSON.stringify({ error: 'STARTING', message: 'The society is starting; try again after Retry-After seconds.' }),
+  );
+};
+
+/** Binds PORT on HOST, or refuses naming the setting to change. */
+async function listenFirst(config: Config): Promise<Server> {
+  const server = createServer(answerStarting);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    throw bindingRefusal(error as NodeJS.ErrnoException, config);
+  }
+  return server;
+}
+
+function bindingRefusal(error: NodeJS.ErrnoException, { port, host }: Config): Error {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new ConfigurationError(
+        `PORT ${port} is in use on HOST ${host} by another process: stop it, or set PORT to a free port (PORT=0 lets the system choose)`,
+      );
+    case 'EACCES':
+      return new ConfigurationError(`PORT ${port} needs privileges on this machine (EACCES): choose a port above 1023`);
+    case 'EADDRNOTAVAIL':
+      return new ConfigurationError(
+        `HOST ${host} is not an address of this machine (EADDRNOTAVAIL): use 127.0.0.1, 0.0.0.0 (every IPv4 address), :: or one of this machine's addresses`,
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigurationError(
+        `HOST ${host} does not resolve (${error.code}): use an IP address or a name this machine knows`,
+      );
+    default:
+      return error;
+  }
+}
+
+async function serveSociety(
+  server: Server,
+  config: Config,
+  genesis_settings: Record<string, unknown>,
+  options: StartOptions,
+): Promise<RunningSociety> {
   const clock = options.clock ?? Date.now;
   // Structured logs (pino) to stdout; callers choose what goes in a line, never bodies, keys or session ids.
   const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
@@ -139,7 +207,10 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
           identity: cluster_log?.identity,
         })
       : await loadOrCreateLogKey(config.data_dir, origin, configured);
-    founder = prepareGenesis(config.data_dir, config.genesis_file, { founded: store.lastTick() > 0 || log_ticks > 0 });
+    founder = prepareGenesis(config.data_dir, genesis_settings, {
+      founded: store.lastTick() > 0 || log_ticks > 0,
+      ...(options.on_founder_key ? { on_created: options.on_founder_key } : {}),
+    });
     engine = await Engine.open(engine_store, founder.genesis, {
       writer: !cluster_log,
       clock,
@@ -270,10 +341,8 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
       throw error;
     }
   }
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = createServer(app.listener).listen(config.port, config.host, () => resolve(listening));
-    listening.once('error', reject);
-  });
+  server.off('request', answerStarting);
+  server.on('request', app.listener);
   server.keepAliveTimeout = 65_000;
   limitConnections(server, { ...CONNECTION_LIMITS, ...config.connection_limits });
   // Engine time closes motions even when no request arrives; a growing log gets a new checkpoint every second.
