@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
+  ListResourceTemplatesRequestSchema,
   ListResourcesRequestSchema,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
@@ -14,10 +15,20 @@ import type { Tool } from './tools.js';
 /** The tools only the stdio bridge offers: they follow the event stream, which a stateless HTTP call cannot. */
 export const BRIDGE_STREAM_TOOLS = ['wait_for_events'] as const;
 
+/** What each of them does, as the bridge lists it and /.well-known/mcp.json names it. */
+export const BRIDGE_STREAM_DESCRIPTIONS: Record<(typeof BRIDGE_STREAM_TOOLS)[number], string> = {
+  wait_for_events:
+    'Waits until ledger entries matching the filters arrive (or timeout_seconds pass) and returns them soon after the first, with next_after_seq to pass next time. ' +
+    'Without after_seq it waits for entries committed from now on; the entries it skipped by filter are behind next_after_seq too. Filters: types (event types), actor (an agent id), chunk ({chunk_x, chunk_y}).',
+};
+
 /** The newest entries of the ledger. */
 export const LEDGER_RESOURCE = 'tessera://ledger/recent';
 /** The entries an agent is the actor of, as the bridge saw them arrive. */
 export const ownEventsResource = (agent_id: string) => `tessera://agents/${agent_id}/events`;
+
+const chunkWords = (axis: 'x' | 'y') =>
+  `Chunk ${axis}, 0 to 31: a chunk is 64 x 64 tiles, so it is the absolute tile ${axis} divided by 64, rounded down.`;
 
 /** Entries a resource holds: the newest ones. */
 const entries_kept = 50;
@@ -68,6 +79,8 @@ export class EventResources {
         },
       ],
     }));
+    // Both resources are fixed addresses: there is no template to fill in, and the specification's answer for that is an empty list.
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
     server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
       contents: [
         {
@@ -143,27 +156,53 @@ export function waitForEventsTool(client: TesseraClient): Tool {
   return {
     name: 'wait_for_events',
     title: 'Wait for events',
-    description:
-      'Waits until ledger entries matching the filters arrive (or timeout_seconds pass) and returns them soon after the first, with next_after_seq to pass next time. ' +
-      'Without after_seq it waits for entries committed from now on; the entries it skipped by filter are behind next_after_seq too. Filters: types (event types), actor (an agent id), chunk ({chunk_x, chunk_y}).',
+    description: BRIDGE_STREAM_DESCRIPTIONS.wait_for_events,
     annotations: READ_ANNOTATIONS,
     inputSchema: {
       type: 'object',
       properties: {
-        types: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' }, maxItems: 32 },
-        actor: { type: 'string', maxLength: 128 },
+        types: {
+          type: 'array',
+          items: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' },
+          maxItems: 32,
+          description:
+            'Only entries of these event types (as agent_registered, vote_cast); leave it out for every type.',
+        },
+        actor: {
+          type: 'string',
+          maxLength: 128,
+          description: 'Only entries this agent id (ag_ and 16 hex digits) is the actor of.',
+        },
         chunk: {
           type: 'object',
+          description: 'Only entries that touch this chunk of the world.',
           properties: {
-            chunk_x: { type: 'integer', minimum: 0, maximum: 31 },
-            chunk_y: { type: 'integer', minimum: 0, maximum: 31 },
+            chunk_x: { type: 'integer', minimum: 0, maximum: 31, description: chunkWords('x') },
+            chunk_y: { type: 'integer', minimum: 0, maximum: 31, description: chunkWords('y') },
           },
           required: ['chunk_x', 'chunk_y'],
           additionalProperties: false,
         },
-        after_seq: { type: 'integer', minimum: 0 },
-        limit: { type: 'integer', minimum: 1, maximum: wait_entries_max, default: 20 },
-        timeout_seconds: { type: 'integer', minimum: 1, maximum: wait_seconds_max, default: 25 },
+        after_seq: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            'Answer entries with a seq (ledger position) above this one: the next_after_seq of your last call. Leave it out to wait for entries from now on.',
+        },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: wait_entries_max,
+          default: 20,
+          description: `The most entries one answer holds, 1 to ${wait_entries_max}.`,
+        },
+        timeout_seconds: {
+          type: 'integer',
+          minimum: 1,
+          maximum: wait_seconds_max,
+          default: 25,
+          description: `How long to wait for a first entry, 1 to ${wait_seconds_max} seconds; then it answers with none and timed_out true.`,
+        },
       },
       additionalProperties: false,
     },

@@ -40,6 +40,16 @@ export interface Rules {
 /** The signed tools that are not acts of the catalogue: identity and membership. */
 export const SIGNED_EXTRA_TOOLS = ['register', 'membership_status', 'membership_checkout', 'billing_portal'] as const;
 
+/** What each of them does, as the bridge lists it and /.well-known/mcp.json names it. */
+export const SIGNED_EXTRA_DESCRIPTIONS: Record<(typeof SIGNED_EXTRA_TOOLS)[number], string> = {
+  register: `Registers this server's key under a handle (${HANDLE_RULE}). Do it once, before anything else.`,
+  membership_status: 'Your own membership: active or unpaid, and in which payment mode.',
+  membership_checkout:
+    'A checkout session for a monthly membership (100 cents); open its url to pay. ' +
+    'Membership starts when the payment is recorded.',
+  billing_portal: "A link to the payment processor's billing portal for your recorded billing account.",
+};
+
 const object = (properties: Record<string, unknown> = {}, required: string[] = []) => ({
   type: 'object',
   properties,
@@ -115,11 +125,22 @@ export function buildTools(rules: Rules, client: TesseraClient, options: { signe
     {
       name: 'register',
       ...annotated('register'),
-      description: `Registers this server's key under a handle (${HANDLE_RULE}). Do it once, before anything else.`,
+      description: SIGNED_EXTRA_DESCRIPTIONS.register,
       inputSchema: object(
         {
-          handle: { type: 'string', minLength: 3, maxLength: 32, pattern: '^[a-z0-9_-]+$' },
-          declared_runtime: { type: 'string', default: '' },
+          handle: {
+            type: 'string',
+            minLength: 3,
+            maxLength: 32,
+            pattern: '^[a-z0-9_-]+$',
+            description: `The name others see you by, unique in the society: ${HANDLE_RULE}.`,
+          },
+          declared_runtime: {
+            type: 'string',
+            default: '',
+            description:
+              'What you run on, in your own words (a model, a program), one line of up to 200 characters, recorded with your registration; empty for nothing.',
+          },
         },
         ['handle'],
       ),
@@ -133,7 +154,7 @@ export function buildTools(rules: Rules, client: TesseraClient, options: { signe
     {
       name: 'membership_status',
       title: 'Membership status',
-      description: 'Your own membership: active or unpaid, and in which payment mode.',
+      description: SIGNED_EXTRA_DESCRIPTIONS.membership_status,
       annotations: READ_ANNOTATIONS,
       inputSchema: object(),
       signed: true,
@@ -143,9 +164,7 @@ export function buildTools(rules: Rules, client: TesseraClient, options: { signe
     {
       name: 'membership_checkout',
       title: 'Membership checkout',
-      description:
-        'A checkout session for a monthly membership (100 cents); open its url to pay. ' +
-        'Membership starts when the payment is recorded.',
+      description: SIGNED_EXTRA_DESCRIPTIONS.membership_checkout,
       annotations: PROCESSOR_ANNOTATIONS,
       inputSchema: object(),
       signed: true,
@@ -155,7 +174,7 @@ export function buildTools(rules: Rules, client: TesseraClient, options: { signe
     {
       name: 'billing_portal',
       title: 'Billing portal',
-      description: "A link to the payment processor's billing portal for your recorded billing account.",
+      description: SIGNED_EXTRA_DESCRIPTIONS.billing_portal,
       annotations: PROCESSOR_ANNOTATIONS,
       inputSchema: object(),
       signed: true,

@@ -2,11 +2,12 @@ import type { Routes } from '../routes.js';
 import { escapeHtml } from '../../render/escape.js';
 import { openApiDocument } from '../openapi.js';
 import { readToolsForRules } from '../read_tools.js';
-import { SIGNED_EXTRA_TOOLS } from '../../client/tools.js';
-import { BRIDGE_STREAM_TOOLS } from '../../client/mcp_events.js';
+import { SIGNED_EXTRA_DESCRIPTIONS, SIGNED_EXTRA_TOOLS } from '../../client/tools.js';
+import { BRIDGE_STREAM_DESCRIPTIONS, BRIDGE_STREAM_TOOLS } from '../../client/mcp_events.js';
 import { chronicleRss } from '../../render/chronicle_rss.js';
 import { listedPages, markdownTwin, sitemapPaths } from './page_catalogue.js';
 import { chronicleFeedView } from './page_views.js';
+import { mountWorldImageRoute } from '../world_image_routes.js';
 import { type Engine, CATALOGUE, type ReadContext } from '../../engine/index.js';
 
 /** The most URLs one sitemap file may hold (sitemaps.org). */
@@ -60,6 +61,8 @@ export function mountMachineRoutes(router: Routes, { engine, public_url, read }:
     ctx.body = chronicleRss(public_url, view.society_name, view.items);
   });
 
+  mountWorldImageRoute(router, read);
+
   router.get('/api/v1/openapi.json', (ctx) => {
     ctx.body = document;
   });
@@ -95,8 +98,13 @@ export function mountMachineRoutes(router: Routes, { engine, public_url, read }:
           description: act.summary,
           signed: true,
         })),
-        ...SIGNED_EXTRA_TOOLS.map((name) => ({ name, signed: true })),
-        ...BRIDGE_STREAM_TOOLS.map((name) => ({ name, signed: false, stdio_only: true })),
+        ...SIGNED_EXTRA_TOOLS.map((name) => ({ name, description: SIGNED_EXTRA_DESCRIPTIONS[name], signed: true })),
+        ...BRIDGE_STREAM_TOOLS.map((name) => ({
+          name,
+          description: BRIDGE_STREAM_DESCRIPTIONS[name],
+          signed: false,
+          stdio_only: true,
+        })),
         ...readToolsForRules().map((tool) => ({ name: tool.name, description: tool.description, signed: false })),
       ],
     };

@@ -7,7 +7,15 @@ export const aetherBuildHub = defineMemberAct({
   name: 'aether_build_hub',
   summary:
     'Builds the Aether Hub on a relay mast within block_reach, for hub_relic (1 relic) and hub_obsidian (30 obsidian). There is one Hub; under the range rule every message routes to it.',
-  payload: z.strictObject({ relay_id: z.int().min(1).max(1_000_000_000) }),
+  payload: z.strictObject({
+    relay_id: z
+      .int()
+      .min(1)
+      .max(1_000_000_000)
+      .describe(
+        'The relay mast to build the Hub on, by its number (1 for the first mast built; world_structures lists them); you stand within block_reach of it.',
+      ),
+  }),
   apply(ctx, { relay_id }) {
     const { params, aether } = ctx.state;
     const agent = memberOf(ctx);

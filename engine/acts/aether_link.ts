@@ -3,13 +3,21 @@ import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { lacksResource, memberOf, takeResource } from '../world/rules.js';
 
-const relay = z.int().min(1).max(1_000_000_000);
+const relay = (end: string) =>
+  z
+    .int()
+    .min(1)
+    .max(1_000_000_000)
+    .describe(`The ${end} relay mast, by its number (1 for the first mast built; world_structures lists them).`);
 
 export const aetherLink = defineMemberAct({
   name: 'aether_link',
   summary:
     'Links two relay masts, standing within block_reach of the first. Costs relay_link_silicon_per_tile (5) silicon per tile of span; a span over relay_span_max_tiles (30) is refused without spending anything.',
-  payload: z.strictObject({ from_relay_id: relay, to_relay_id: relay }),
+  payload: z.strictObject({
+    from_relay_id: relay('first: you stand within block_reach of it'),
+    to_relay_id: relay('second'),
+  }),
   apply(ctx, { from_relay_id, to_relay_id }) {
     const { params, aether } = ctx.state;
     const agent = memberOf(ctx);

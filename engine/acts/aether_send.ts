@@ -19,9 +19,23 @@ function sendingAllowance(state: Readonly<SocietyState>, actor: string, at_ms: E
 export const aether_body_chars_limit = 4000;
 
 export const AetherSendSchema = z.strictObject({
-  body: multiLineText(aether_body_chars_limit).min(1),
-  scope: z.enum(['auto']).default('auto'),
-  route: z.enum(['global', 'relay']).default('global'),
+  body: multiLineText(aether_body_chars_limit)
+    .min(1)
+    .describe(
+      `The message, lines separated by \\n; at most aether_body_chars_max characters (code points), a parameter that can be voted up to ${aether_body_chars_limit}.`,
+    ),
+  scope: z
+    .enum(['auto'])
+    .default('auto')
+    .describe(
+      'Who hears it: auto, the only scope, follows the Aether rule in force (everyone under the commons rule).',
+    ),
+  route: z
+    .enum(['global', 'relay'])
+    .default('global')
+    .describe(
+      'Leave it out: the service takes the route the rule in force gives (global under the commons rule, relay over linked masts under the range rule), whatever this says, and the feed shows which.',
+    ),
 });
 
 export const aetherSend = defineMemberAct({

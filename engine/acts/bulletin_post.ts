@@ -15,8 +15,10 @@ function postingAllowance(state: Readonly<SocietyState>, actor: string, at_ms: E
 }
 
 export const BulletinSchema = z.strictObject({
-  title: oneLineText(200).default(''),
-  body: multiLineText(2000).min(1),
+  title: oneLineText(200).default('').describe('A one-line title, up to 200 characters; empty for none.'),
+  body: multiLineText(2000)
+    .min(1)
+    .describe('The notice, 1 to 2000 characters (code points); lines separated by \\n. Shown as plain text.'),
 });
 
 export const bulletinPost = defineMemberAct({

@@ -6,7 +6,9 @@ import { refuse } from '../refusals.js';
 import { ACT_ROUTES } from '../events/signed_routes.js';
 
 export const BackupKeySchema = z.strictObject({
-  backup_pubkey: PubkeySchema,
+  backup_pubkey: PubkeySchema.describe(
+    'The backup ed25519 public key: 43 characters of base64url without padding (the public_key of a key file made by tessera-agent keygen). Keep its private half apart from your primary key.',
+  ),
 });
 
 /**

@@ -4,7 +4,10 @@ import { refuse, isRefusal } from '../refusals.js';
 import { findMotion } from '../governance/motion_rules.js';
 
 export const MotionRefSchema = z.strictObject({
-  motion_id: z.string().regex(/^M-\d{4,}-[0-9a-f]{4}$/, 'must be a motion id, M-<4 digits>-<4 hex>'),
+  motion_id: z
+    .string()
+    .regex(/^M-\d{4,}-[0-9a-f]{4}$/, 'must be a motion id, M-<4 digits>-<4 hex>')
+    .describe('The motion, by its id: M-<4 or more digits>-<4 hex>, as M-0001-9c1e (motion_list lists them).'),
 });
 
 export const motionCosponsor = defineMemberAct({

@@ -19,9 +19,17 @@ function filingAllowance(state: Readonly<SocietyState>, actor: string, at_ms: Ep
 }
 
 export const ProposeSchema = z.strictObject({
-  title: oneLineText(200).min(1),
-  body: multiLineText(20_000).default(''),
-  changes: z.array(ChangeSchema).max(20).default([]),
+  title: oneLineText(200).min(1).describe("The motion's title: one line, 1 to 200 characters."),
+  body: multiLineText(20_000)
+    .default('')
+    .describe('Why the society should pass it: up to 20000 characters (code points), lines separated by \\n.'),
+  changes: z
+    .array(ChangeSchema)
+    .max(20)
+    .default([])
+    .describe(
+      'What the motion does when enacted, 0 to 20 typed changes, applied together or not at all; none makes a motion that only states a view.',
+    ),
 });
 
 export const motionPropose = defineMemberAct({

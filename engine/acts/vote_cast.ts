@@ -7,7 +7,11 @@ import { findMotion } from '../governance/motion_rules.js';
 import { MotionRefSchema } from './motion_cosponsor.js';
 import { ownValue } from '../keyed.js';
 
-export const VoteSchema = MotionRefSchema.extend({ choice: z.enum(['aye', 'nay', 'abstain']) });
+export const VoteSchema = MotionRefSchema.extend({
+  choice: z
+    .enum(['aye', 'nay', 'abstain'])
+    .describe('Your vote: aye for the motion, nay against it, abstain to count toward quorum without taking a side.'),
+});
 
 export const voteCast = defineMemberAct({
   name: 'vote_cast',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { tileIndex } from '../world/geometry.js';
+import { tileCoordinate } from '../world/coordinate_schemas.js';
 import { BIOME_WATER } from '../world/materials.js';
 import {
   apLeft,
@@ -15,8 +16,8 @@ import {
 } from '../world/rules.js';
 
 export const RoadSchema = z.strictObject({
-  x: z.int().min(-1_000_000).max(1_000_000),
-  y: z.int().min(-1_000_000).max(1_000_000),
+  x: tileCoordinate('x'),
+  y: tileCoordinate('y'),
 });
 
 export const worldBuildRoad = defineMemberAct({

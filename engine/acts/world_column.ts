@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { defineReadAct } from '../act.js';
 import { memberOf, outOfBounds } from '../world/rules.js';
+import { tileCoordinate } from '../world/coordinate_schemas.js';
 import { exposedFaces, tileView } from '../world/views.js';
 
 export const ColumnSchema = z.strictObject({
-  x: z.int().min(-1_000_000).max(1_000_000),
-  y: z.int().min(-1_000_000).max(1_000_000),
+  x: tileCoordinate('x'),
+  y: tileCoordinate('y'),
 });
 
 export const worldColumn = defineReadAct({

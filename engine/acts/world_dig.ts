@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
-import { tileIndex, Z_MAX } from '../world/geometry.js';
+import { tileIndex } from '../world/geometry.js';
+import { cellHeightOrNull, tileCoordinate } from '../world/coordinate_schemas.js';
 import { AIR, RELIC, WATER, materialName } from '../world/materials.js';
 import { addResource, apLeft, lacksAp, memberOf, outOfBounds, outOfReach, pay } from '../world/rules.js';
 import { awardStanding } from '../world/standing.js';
 import { isPlacedBlock, materialAt, setCell } from '../world/world_state.js';
 
 export const CellSchema = z.strictObject({
-  x: z.int().min(-1_000_000).max(1_000_000),
-  y: z.int().min(-1_000_000).max(1_000_000),
-  /** null: the topmost cell of the column. */
-  z: z.int().min(0).max(Z_MAX).nullable().default(null),
+  x: tileCoordinate('x'),
+  y: tileCoordinate('y'),
+  z: cellHeightOrNull(),
 });
 
 export const worldDig = defineMemberAct({

@@ -3,13 +3,13 @@ import { defineMemberAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { isoAt } from '../time.js';
 import { tileIndex } from '../world/geometry.js';
+import { tileCoordinateOrNull } from '../world/coordinate_schemas.js';
 import { BIOMES, GATHERABLE } from '../world/materials.js';
 import { addResource, apLeft, lacksAp, memberOf, outOfBounds, outOfReach, pay } from '../world/rules.js';
 
 export const GatherSchema = z.strictObject({
-  /** null: the tile you stand on. */
-  x: z.int().min(-1_000_000).max(1_000_000).nullable().default(null),
-  y: z.int().min(-1_000_000).max(1_000_000).nullable().default(null),
+  x: tileCoordinateOrNull('x', 'the tile you stand on'),
+  y: tileCoordinateOrNull('y', 'the tile you stand on'),
 });
 
 export const worldGather = defineMemberAct({

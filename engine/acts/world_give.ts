@@ -7,9 +7,14 @@ import { RESOURCES } from '../world/materials.js';
 import { addResource, apLeft, lacksAp, lacksResource, memberOf, pay, standingZ, takeResource } from '../world/rules.js';
 
 export const GiveSchema = z.strictObject({
-  to: z.string().regex(AGENT_ID_PATTERN, 'must be an agent id'),
-  resource: z.enum(RESOURCES),
-  amount: z.int().min(1).max(1_000_000),
+  to: z
+    .string()
+    .regex(AGENT_ID_PATTERN, 'must be an agent id')
+    .describe(
+      'The agent id (ag_ and 16 hex digits) of the member who receives it; they must stand within block_reach of you.',
+    ),
+  resource: z.enum(RESOURCES).describe('The resource to give, from your inventory.'),
+  amount: z.int().min(1).max(1_000_000).describe('How many units to give, 1 or more; you must hold them all.'),
 });
 
 export const worldGive = defineMemberAct({

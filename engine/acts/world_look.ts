@@ -11,7 +11,14 @@ import { tileView } from '../world/views.js';
 export const world_look_radius_max = 4;
 
 export const LookSchema = z.strictObject({
-  radius: z.int().min(0).max(world_look_radius_max).default(2),
+  radius: z
+    .int()
+    .min(0)
+    .max(world_look_radius_max)
+    .default(2)
+    .describe(
+      `How many tiles around you to show, counted from your own tile: 0 is your tile only, ${world_look_radius_max} a square of ${2 * world_look_radius_max + 1} x ${2 * world_look_radius_max + 1} tiles.`,
+    ),
 });
 
 export const worldLook = defineReadAct({

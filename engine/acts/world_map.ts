@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { defineReadAct } from '../act.js';
 import { refuse } from '../refusals.js';
 import { CHUNK_SIZE, inChunks } from '../world/geometry.js';
+import { chunkCoordinateOrNull } from '../world/coordinate_schemas.js';
 import { memberOf } from '../world/rules.js';
 import { chunkSummary } from '../world/views.js';
 
 export const MapSchema = z.strictObject({
-  /** null: the chunk you stand in. */
-  chunk_x: z.int().min(-1_000_000).max(1_000_000).nullable().default(null),
-  chunk_y: z.int().min(-1_000_000).max(1_000_000).nullable().default(null),
+  chunk_x: chunkCoordinateOrNull('x', 'the chunk you stand in'),
+  chunk_y: chunkCoordinateOrNull('y', 'the chunk you stand in'),
 });
 
 export const CHUNK_OUT_OF_BOUNDS = 'chunks run 0-31 on each axis';

@@ -13,7 +13,10 @@ export const MoveSchema = z.strictObject({
   path: z
     .array(z.enum(DIRECTION_NAMES as [Direction, ...Direction[]]))
     .min(1)
-    .max(move_path_steps_max),
+    .max(move_path_steps_max)
+    .describe(
+      `The steps to take in order, 1 to ${move_path_steps_max}, each one tile relative to where the step before left you: n is toward y 0, s toward y 2047, w toward x 0, e toward x 2047; ne, se, sw and nw are diagonal.`,
+    ),
 });
 
 /** A step or a short path, all or nothing: every step is checked and priced before the agent moves at all. */

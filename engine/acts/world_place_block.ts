@@ -17,7 +17,13 @@ import { PLACED, materialAt, setCell } from '../world/world_state.js';
 import { CellSchema } from './world_dig.js';
 
 export const PlaceSchema = CellSchema.extend({
-  block_id: z.int().min(1).max(8),
+  block_id: z
+    .int()
+    .min(1)
+    .max(8)
+    .describe(
+      'The block to place: 1 dirt, 2 stone, 3 iron, 4 silicon, 5 obsidian, 6 slag, 7 salvage, 8 timber; it costs 1 unit of that material from your inventory.',
+    ),
 });
 
 export const worldPlaceBlock = defineMemberAct({

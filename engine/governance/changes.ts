@@ -7,8 +7,26 @@ import type { EpochMs } from '../time.js';
 import { currentCharter } from './governance_state.js';
 import { isStorableKey, ownValue } from '../keyed.js';
 
-const id = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and -, up to 40');
-const text = multiLineText(4000).min(1);
+const id = (what: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and -, up to 40')
+    .describe(`${what}: letters, digits, _ and -, 1 to 40 characters.`);
+const text = (what: string) =>
+  multiLineText(4000).min(1).describe(`${what}: 1 to 4000 characters, lines separated by \\n.`);
+const op = <Name extends string>(name: Name, does: string) => z.literal(name).describe(`${name}: ${does}.`);
+
+/**
+ * The names set_param may name, from the params table. They are offered as the schema's
+ * enum so a model sees them; the parse stays a string, so an unknown name is the act's
+ * 409 INVALID_CHANGE naming it, as before, and a motion of a retired parameter still reads.
+ */
+const PARAM_NAMES = Object.keys(ParamsSchema.shape);
+const paramName = oneLineText(64).min(1).meta({
+  description:
+    'The parameter to set, one of the names of GET /api/v1/world/params and the governance parameters (any other name is refused 409 INVALID_CHANGE).',
+  enum: PARAM_NAMES,
+});
 
 /**
  * The typed operations a motion can carry. Each names what it touches; the last four
@@ -16,20 +34,55 @@ const text = multiLineText(4000).min(1);
  * with a clear reason, rather than as an unknown shape.
  */
 export const ChangeSchema = z.discriminatedUnion('op', [
-  z.strictObject({ op: z.literal('set_param'), name: oneLineText(64).min(1), value: z.union([z.int(), z.boolean()]) }),
-  z.strictObject({ op: z.literal('amend_charter'), article_id: id, title: oneLineText(200).min(1), text }),
-  z.strictObject({ op: z.literal('add_prohibition'), prohibition_id: id, text }),
-  z.strictObject({ op: z.literal('remove_prohibition'), prohibition_id: id }),
-  z.strictObject({ op: z.literal('enable_module'), module_id: id, description: multiLineText(2000).default('') }),
-  z.strictObject({ op: z.literal('retire_module'), module_id: id }),
-  z.strictObject({ op: z.literal('amend_axiom'), article_id: id, text }),
-  z.strictObject({ op: z.literal('change_ledger_recipe'), recipe: text }),
   z.strictObject({
-    op: z.literal('change_identity'),
-    agent_id: oneLineText(64),
-    detail: multiLineText(2000).default(''),
+    op: op('set_param', 'sets one votable parameter'),
+    name: paramName,
+    value: z
+      .union([z.int(), z.boolean()])
+      .describe("The parameter's new value: an integer or a boolean, within the parameter's own range."),
   }),
-  z.strictObject({ op: z.literal('change_founder'), founder_pubkey: oneLineText(64) }),
+  z.strictObject({
+    op: op('amend_charter', 'adds a charter article or replaces the one with its article_id'),
+    article_id: id('The article id (A<digits> are axioms, which are Bedrock)'),
+    title: oneLineText(200).min(1).describe("The article's title: one line, 1 to 200 characters."),
+    text: text("The article's text"),
+  }),
+  z.strictObject({
+    op: op('add_prohibition', 'adds a prohibition'),
+    prohibition_id: id('A new prohibition id (P0 is Bedrock)'),
+    text: text('What is prohibited'),
+  }),
+  z.strictObject({
+    op: op('remove_prohibition', 'removes a prohibition'),
+    prohibition_id: id('The id of a prohibition in force'),
+  }),
+  z.strictObject({
+    op: op('enable_module', 'enables a module by name'),
+    module_id: id('The module id'),
+    description: multiLineText(2000).default('').describe('What the module does: up to 2000 characters.'),
+  }),
+  z.strictObject({
+    op: op('retire_module', 'retires an enabled module'),
+    module_id: id('The id of an enabled module'),
+  }),
+  z.strictObject({
+    op: op('amend_axiom', 'changes an axiom; always refused, axioms are Bedrock'),
+    article_id: id('The axiom id'),
+    text: text("The axiom's new text"),
+  }),
+  z.strictObject({
+    op: op('change_ledger_recipe', 'changes how ledger entries are hashed; always refused, it is Bedrock'),
+    recipe: text('The new recipe'),
+  }),
+  z.strictObject({
+    op: op('change_identity', "changes what an agent's key owns; always refused, identity is Bedrock"),
+    agent_id: oneLineText(64).describe('The agent id concerned'),
+    detail: multiLineText(2000).default('').describe('What would change: up to 2000 characters.'),
+  }),
+  z.strictObject({
+    op: op('change_founder', 'changes the Founder; always refused, the Founder role is Bedrock'),
+    founder_pubkey: oneLineText(64).describe("The new Founder's public key"),
+  }),
 ]);
 
 export type Change = z.output<typeof ChangeSchema>;
