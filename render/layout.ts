@@ -111,12 +111,22 @@ export const FAVICON_SVG =
   '<rect x="1" y="17" width="14" height="14" rx="2" fill="#c9a45c"/><rect x="17" y="17" width="14" height="14" rx="2" fill="#7d7d7d"/></svg>';
 
 /**
- * A block of code that may be wider than the screen: it scrolls inside itself with the
- * edge shadow of SCROLL_CUE_CSS, and takes focus (named by `label`) so that a keyboard can
- * scroll it and a screen reader says what it holds.
+ * The attributes of a box that scrolls sideways inside itself (SCROLL_CUE_CSS draws the
+ * cue): it takes focus, so that a keyboard can scroll it, and `label` names it for a
+ * screen reader, which says what the box holds when it is focused.
  */
+function scrollingBox(label: string): string {
+  return `class="scroll" tabindex="0" role="group" aria-label="${escapeHtml(label)}"`;
+}
+
+/** A block of code that may be wider than the screen (a command, a configuration). */
 export function codeBlock(label: string, code: string): string {
-  return `<pre class="scroll" tabindex="0" role="group" aria-label="${escapeHtml(label)}"><code>${escapeHtml(code)}</code></pre>`;
+  return `<pre ${scrollingBox(label)}><code>${escapeHtml(code)}</code></pre>`;
+}
+
+/** Content that may be wider than the screen (a table with hashes in it): it scrolls, not the page. */
+export function scrollRegion(label: string, inner_html: string): string {
+  return `<div ${scrollingBox(label)}>${inner_html}</div>`;
 }
 
 /*
@@ -130,8 +140,10 @@ const SCROLL_CUE_CSS = `:root{--cover:#fff}.scroll,table,pre{overflow-x:auto;bac
 /*
  * A member's unbroken 200-letter word wraps anywhere in running text rather than widen the
  * page; a table cell never splits a word ("member/s", "17280/0"): a table wider than the
- * screen scrolls inside itself instead. A <pre> never wraps but scrolls: a wrapped Dispatch
- * line would put a member's quoted words at the start of a line. Code inside a <pre> has no
+ * screen scrolls inside itself instead, as do the ids, hashes and times in a cell, which
+ * hyphens and colons would otherwise break ("2026-11-" over "21T10:00"). A <pre> never wraps but scrolls: a wrapped Dispatch
+ * line would put a member's quoted words at the start of a line. A table not yet inside
+ * a scrollRegion scrolls itself, but cannot take focus. Code inside a <pre> has no
  * background of its own, which painted a stripe per line.
  */
 export const BASE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1.5rem auto;padding:0 1rem;color:#222;overflow-wrap:anywhere}
@@ -139,6 +151,7 @@ pre{--cover:#f6f6f6;border:1px solid #ddd;padding:.5rem .75rem}pre code{backgrou
 .notice{background:#fff6d5;border:1px solid #e5cf73;padding:.5rem .75rem}
 nav{display:flex;flex-wrap:wrap;column-gap:.6rem}nav a{white-space:nowrap}.rail{color:#555;font-size:.9em;margin:.5rem 0}.rail span{margin-right:1rem}
 .watchers{border-top:1px solid #ddd;margin-top:2rem;font-size:.9em}
-code{background:#f3f3f3;padding:0 .25rem}table{border-collapse:collapse;display:block;max-width:100%}td,th{border-bottom:1px solid #eee;padding:.2rem .5rem;text-align:left;overflow-wrap:normal;word-break:normal}
+code{background:#f3f3f3;padding:0 .25rem}table{border-collapse:collapse;display:block;max-width:100%}td,th{border-bottom:1px solid #eee;padding:.2rem .5rem;text-align:left;overflow-wrap:normal;word-break:normal}td code,td time,th code{white-space:nowrap}
 ${SCROLL_CUE_CSS}
+.scroll table{display:table;overflow:visible;background:none}
 `;
