@@ -3,13 +3,15 @@ import type { Routes } from './routes.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { toolServer } from '../client/mcp_server.js';
 import { TesseraClient, TesseraError } from '../client/sdk.js';
-import { buildTools, type Tool } from '../client/tools.js';
+import { BRIDGE_STREAM_TOOLS } from '../client/mcp_events.js';
+import type { ToolRefusal } from '../client/tool_refusal.js';
+import { buildTools, SIGNED_EXTRA_TOOLS, type Tool } from '../client/tools.js';
 import type { AddressLimit } from './address_limit.js';
 import { beginCpuMeasure, readsCost, type ReadWeights } from './read_cost.js';
 import { answerRead, parseToolArgs } from './read_mount.js';
 import { READ_TOOLS, readToolsForRules } from './read_tools.js';
 import { RefusalError, ValidationError, refusalBody } from './refusal_error.js';
-import { type ReadContext, REFUSALS, refuse } from '../engine/index.js';
+import { CATALOGUE, type ReadContext, REFUSALS, refuse } from '../engine/index.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -62,8 +64,41 @@ function asToolError(error: unknown): unknown {
   return error;
 }
 
+/** The tools the agent's stdio bridge offers and this endpoint cannot: the signed ones, and those that follow the event stream. */
+const BRIDGE_ONLY_TOOLS: ReadonlySet<string> = new Set([
+  ...CATALOGUE.filter((act) => act.via_act).map((act) => act.name),
+  ...SIGNED_EXTRA_TOOLS,
+  ...BRIDGE_STREAM_TOOLS,
+]);
+
+/**
+ * The answer to a tool this endpoint does not serve. A bridge tool called here is pointed
+ * at the bridge: an act is signed with the agent's own key, which never reaches this
+ * service, so it cannot be called on a keyless endpoint.
+ */
+export function absentToolRefusal(name: string, public_url: string | undefined): ToolRefusal {
+  if (!BRIDGE_ONLY_TOOLS.has(name))
+    return {
+      error: 'UNKNOWN_TOOL',
+      message: `There is no tool named '${name}'; tools/list names the read tools served here.`,
+    };
+  const docs = `${public_url ?? ''}/for-agents`;
+  const service = public_url ?? "<this service's address>";
+  return {
+    error: 'BRIDGE_ONLY',
+    message:
+      `'${name}' is not served by POST /mcp, which offers the read tools only. ` +
+      'Acts are signed with your own key, so they go through your stdio bridge (tessera-agent mcp), ' +
+      'or POST /api/v1/act signed by hand; the event-stream tools follow GET /api/v1/events, which only the bridge keeps open.',
+    hint: `Run tessera-agent mcp --key <your key file> --url ${service} as your MCP server, then call '${name}' there; ${docs} shows how.`,
+    docs,
+  };
+}
+
 export interface McpEndpointDeps {
   contextOf: () => ReadContext;
+  /** This service's public address, for the links of a refusal; relative links without it. */
+  public_url?: string;
   /** The app's read limit, which took one read for this request already (read_limiter.ts). */
   read_limit: AddressLimit;
   read_weights: ReadWeights;
@@ -148,7 +183,9 @@ export function mountMcpEndpoint(router: Routes, deps: McpEndpointDeps): void {
       });
     }
     const bill = new BatchBill(deps.read_weights, limits);
-    const server = toolServer(bill.metered(tools));
+    const server = toolServer(bill.metered(tools), {
+      absentTool: (name) => absentToolRefusal(name, deps.public_url),
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     ctx.respond = false;

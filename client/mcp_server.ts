@@ -12,7 +12,14 @@ export interface ToolServerOptions {
   service_url?: string;
   /** The ledger and the agent's own events as subscribable resources (the stdio bridge). */
   resources?: EventResources;
+  /** The answer to a tool this server does not offer; by default UNKNOWN_TOOL. A server that knows where the tool is offered says so. */
+  absentTool?: (name: string) => ToolRefusal;
 }
+
+const unknownTool = (name: string): ToolRefusal => ({
+  error: 'UNKNOWN_TOOL',
+  message: `There is no tool named '${name}'.`,
+});
 
 const answer = (body: unknown, isError = false): CallToolResult => ({
   ...(isError ? { isError } : {}),
@@ -41,11 +48,7 @@ export function toolServer(tools: Tool[], options: ToolServerOptions = {}): Serv
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = by_name.get(request.params.name);
-    if (!tool) {
-      const message = `There is no tool named '${request.params.name}'.`;
-      const refusal: ToolRefusal = { error: 'UNKNOWN_TOOL', message };
-      return answer(refusal, true);
-    }
+    if (!tool) return answer((options.absentTool ?? unknownTool)(request.params.name), true);
     try {
       return answer(await tool.call((request.params.arguments ?? {}) as Record<string, unknown>));
     } catch (error) {

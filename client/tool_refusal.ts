@@ -3,7 +3,8 @@ import { TesseraError } from './sdk.js';
 /**
  * A failed tool call's answer, one shape for every tool (README, "As MCP tools"):
  * - error: the refusal code (engine/refusals.ts), VALIDATION_FAILED for a 422, or the
- *   bridge's own CALL_FAILED / UNKNOWN_TOOL when the service gave no answer;
+ *   bridge's own CALL_FAILED / UNKNOWN_TOOL when the service gave no answer, and
+ *   BRIDGE_ONLY from POST /mcp for a tool only the agent's own bridge offers;
  * - message: for a person to read;
  * - http_status: the HTTP status the service answered with; absent when it did not answer;
  * - hint: what to do next, where that is known;

@@ -109,3 +109,26 @@ describe('every tool input as a model sees it', () => {
     expect(set_param![1].enum).toEqual(Object.keys(ParamsSchema.shape));
   });
 });
+
+describe('a bridge tool called over POST /mcp', () => {
+  const refusalOf = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = await endpoint.callTool({ name, arguments: args });
+    expect(result.isError, name).toBe(true);
+    return JSON.parse((result.content as { text: string }[])[0]!.text) as Record<string, string>;
+  };
+
+  it('is refused with a pointer to the stdio bridge and POST /api/v1/act, and a link to the docs', async () => {
+    for (const name of ['world_move', 'register', 'wait_for_events']) {
+      const refusal = await refusalOf(name, { path: ['n'] });
+      expect(refusal.error, name).toBe('BRIDGE_ONLY');
+      expect(refusal.message, name).toContain('tessera-agent mcp');
+      expect(refusal.message, name).toContain('POST /api/v1/act');
+      expect(refusal.hint, name).toContain(`'${name}'`);
+      expect(refusal.docs, name).toMatch(/\/for-agents$/);
+    }
+  });
+
+  it('still calls a name no surface offers an unknown tool', async () => {
+    expect((await refusalOf('no_such_tool')).error).toBe('UNKNOWN_TOOL');
+  });
+});
