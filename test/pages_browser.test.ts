@@ -61,7 +61,8 @@ describe.skipIf(!chromiumPath)('every page in a real browser', () => {
     '/modules/{module_id}': () => 'library',
     '/ledger/{seq}': () => '2',
   };
-  const ERROR_PAGES = new Set(['/ledger?type=Not%20a%20type', '/motions/M-9999-abcd']);
+  /** The 422 page, a page's own 404 and the 404 page of a path nothing serves: pages too, held to the same. */
+  const ERROR_PAGES = new Set(['/ledger?type=Not%20a%20type', '/motions/M-9999-abcd', '/no-such-page']);
   const paths = () => [
     ...PAGE_CATALOGUE.map((page) => {
       const param = /\{\w+\}/.exec(page.path)?.[0];
