@@ -12,15 +12,42 @@ export interface ChronicleRssItem {
 // Everything outside XML 1.0's Char production (C0 controls, lone surrogates, U+FFFE, U+FFFF): one of them makes the whole feed unreadable.
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
 
+/** A member's words inside a chronicle line: the engine writes them JSON-quoted (quoteMemberText). */
+const QUOTED = /"(?:[^"\\]|\\.)*"/g;
+
 /**
- * Feed readers show an item's title and description as HTML, and `feed` puts both in
- * CDATA as given (escaping only the first `]]>`): CDATA is not escaping. So the text,
- * which quotes what members wrote, goes in as escaped plain text, on one line and
- * isolated if it holds a bidirectional control. Nothing in it is ever markup, and a
- * character XML forbids (a one-line field accepts U+FFFF) becomes U+FFFD.
+ * A JSON-quoted member's words as they wrote them, in typographic quotes, isolated if they
+ * hold a bidirectional control so it cannot reorder the rest of the line; anything that
+ * does not parse stays as it is.
  */
-function rssText(text: string): string {
-  return escapeHtml(isolateBidiText(asOneLine(text))).replace(NOT_XML_CHAR, '\ufffd');
+function unquoted(quoted: string): string {
+  try {
+    return `“${isolateBidiText(JSON.parse(quoted) as string)}”`;
+  } catch {
+    return quoted;
+  }
+}
+
+/**
+ * A chronicle line as a reader should see it: the member's words without the JSON
+ * escapes the engine quotes them with, on one line, and no character XML forbids (a
+ * one-line field accepts U+FFFF).
+ */
+function readable(text: string): string {
+  return asOneLine(text.replace(QUOTED, unquoted)).replace(NOT_XML_CHAR, '\ufffd');
+}
+
+/**
+ * An RSS title is plain text, and `feed` puts it in CDATA as given, so it goes in
+ * unescaped: a reader then shows what was written, ampersands and angle brackets
+ * included. CDATA ends at `]]>`; the XML writer under `feed` (xml-js) splits the first
+ * one only, so the later ones are split here, leaving the first for it.
+ */
+function cdataText(text: string): string {
+  const [first, ...rest] = text.split(']]>');
+  if (rest.length === 0) return text;
+  const [second, ...later] = rest;
+  return [`${first}]]>${second}`, ...later].join(']]]]><![CDATA[>');
 }
 
 /** The chronicle as RSS 2.0, newest first, as given. */
@@ -34,11 +61,12 @@ export function chronicleRss(base_url: string, society_name: string, items: read
   });
   for (const item of items) {
     feed.addItem({
-      title: rssText(item.text),
+      title: cdataText(readable(item.text)),
       id: `${base_url}/api/v1/chronicle#${item.chronicle_id}`,
       link: `${base_url}/api/v1/chronicle?before=${item.chronicle_id + 1}&limit=1`,
       date: new Date(item.at_ms),
-      description: rssText(`${item.kind}: ${item.text}`),
+      // A description is HTML: escaped once, so nothing a member wrote is ever markup.
+      description: escapeHtml(readable(`${item.kind}: ${item.text}`)),
     });
   }
   return feed.rss2();
