@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RefusalCode } from '../engine/index.js';
 import { ReceiptParams } from './log/checkpoint_routes.js';
 import { cacheControlHeaders, VISITOR_COOKIE_HEADERS } from './openapi/headers.js';
+import { WORLD_IMAGE_PATH, WorldImageArgs } from './world_image_routes.js';
 
 /** One answer of a route: its status, its media type and, for JSON, its shape. */
 export interface RouteAnswer {
@@ -395,6 +396,29 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
     ICON_CACHING,
   ),
   text('/assets/map.js', "The world map's script", 'text/javascript', ASSET_CACHING),
+  {
+    method: 'GET',
+    path: WORLD_IMAGE_PATH,
+    summary: 'The world as a 1200 x 630 PNG drawn by the server: the page without JavaScript, and its preview image',
+    description:
+      'Drawn from the chunk binaries the map reads, in its colours, with members and structures marked. With no ' +
+      'query: everything revealed, fitted; x, y and z as in /world?x=&y=&z= (what is left out is the fitted ' +
+      "view's). Revalidate with If-None-Match: the ETag moves only when a chunk or a mark the image covers does.",
+    args: WorldImageArgs,
+    answers: [
+      {
+        status: 200,
+        media_type: 'image/png',
+        description: 'The image',
+        headers: {
+          ETag: { description: 'Send it back in If-None-Match', required: true, schema: { type: 'string' } },
+          ...cacheControlHeaders('no-cache: keep the image, and revalidate it with If-None-Match'),
+        },
+      },
+      { status: 304, media_type: 'image/png', description: 'Unchanged since the If-None-Match sent: no body' },
+    ],
+    refusals: ['VALIDATION_FAILED'],
+  },
   {
     method: 'GET',
     path: '/.well-known/agent-rules.json',

@@ -28,6 +28,8 @@ export const MAP_LOAD = String.raw`
 
   /** Opens where the permalink says, or fitted to what is revealed. */
   async function start() {
+    // Shown only once there is a script to drive them; without one the page shows the server's image.
+    for (const id of ['map', 'map-tools', 'map-status']) document.getElementById(id)?.removeAttribute('hidden');
     resize();
     new ResizeObserver(resize).observe(canvas);
     const asked = canvas.dataset;

@@ -1,7 +1,9 @@
 /**
  * The tile panel: what GET /api/v1/world/tile/{x}/{y} says of the tapped tile, with the
  * discoverer's handle taken from the members list the map already holds. Built with
- * textContent only: a handle is member text and never becomes markup.
+ * textContent only: a handle is member text and never becomes markup. It opens over the
+ * map (render/pages/world_page.ts), where the eye already is, and names every member on
+ * the tile: a stack shows one label and "+N" on the map.
  */
 export const MAP_PANEL = String.raw`
   const panel = document.getElementById('tile-panel');
@@ -33,11 +35,15 @@ export const MAP_PANEL = String.raw`
       row(list, 'Discovered by', tile.discovered_by ? (handle ? handle + ' (' + tile.discovered_by + ')' : tile.discovered_by) : 'not recorded', tile.discovered_by ? '/agents/' + encodeURIComponent(tile.discovered_by) : null);
       row(list, 'Discovered', tile.discovered_at.slice(0, 16).replace('T', ' ') + ' UTC');
     }
+    const here = world.agents.filter((agent) => agent.x === x && agent.y === y).map((agent) => agent.handle ?? agent.agent_id);
+    if (here.length) row(list, here.length === 1 ? 'Member here' : here.length + ' members here', here.sort().join(', '));
     const close = document.createElement('button');
     close.type = 'button'; close.textContent = 'Close';
     close.addEventListener('click', () => { panel.hidden = true; world.selected = null; requestDraw(); });
     panel.replaceChildren(heading, list, close);
     panel.hidden = false;
     panel.dataset.tile = x + ',' + y;
+    // It lies over the map; should the map's edge be off screen, bring the panel in.
+    panel.scrollIntoView({ block: 'nearest' });
   }
 `;
