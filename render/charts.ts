@@ -102,8 +102,8 @@ export function columnChart(
 function columnSentence(points: readonly { label: string; value: number }[], unit: string, running: boolean): string {
   const first = points[0]!;
   const last = points.at(-1)!;
-  if (points.length === 1) return `one day so far: ${last.value} ${unit} on ${last.label}`;
-  if (running) return `${first.value} ${unit} on ${first.label}, ${last.value} on ${last.label}`;
+  if (points.length === 1) return `${last.value} ${unit} on ${last.label}, one day so far`;
+  if (running) return `${last.value} ${unit} by ${last.label}, from ${first.value} on ${first.label}`;
   const total = points.reduce((sum, point) => sum + point.value, 0);
   const max = Math.max(...points.map((point) => point.value));
   return `${total} ${unit} from ${first.label} to ${last.label}; the most, ${max}, on ${points.find((point) => point.value === max)!.label}`;
