@@ -8,7 +8,6 @@ import { chronicleRss } from '../../render/chronicle_rss.js';
 import { listedPages, markdownTwin, sitemapPaths } from './page_catalogue.js';
 import { chronicleFeedView } from './page_views.js';
 import { mountWorldImageRoute } from '../world_image_routes.js';
-import { mountWorldImageRoute } from '../world_image_routes.js';
 import { type Engine, CATALOGUE, type ReadContext } from '../../engine/index.js';
 
 /** The most URLs one sitemap file may hold (sitemaps.org). */
@@ -61,8 +60,6 @@ export function mountMachineRoutes(router: Routes, { engine, public_url, read }:
     ctx.type = 'application/rss+xml; charset=utf-8';
     ctx.body = chronicleRss(public_url, view.society_name, view.items);
   });
-
-  mountWorldImageRoute(router, read);
 
   mountWorldImageRoute(router, read);
 
