@@ -140,11 +140,11 @@ const SCROLL_CUE_CSS = `:root{--cover:#fff}.scroll,table,pre{overflow-x:auto;bac
 /*
  * A member's unbroken 200-letter word wraps anywhere in running text rather than widen the
  * page; a table cell never splits a word ("member/s", "17280/0"): a table wider than the
- * screen scrolls inside itself instead, as do the ids, hashes and times in a cell, which
- * hyphens and colons would otherwise break ("2026-11-" over "21T10:00"). A <pre> never wraps but scrolls: a wrapped Dispatch
- * line would put a member's quoted words at the start of a line. A table not yet inside
- * a scrollRegion scrolls itself, but cannot take focus. Code inside a <pre> has no
- * background of its own, which painted a stripe per line.
+ * screen scrolls inside itself instead (focusable only inside a scrollRegion), and so do
+ * the ids, hashes and times in a cell, which hyphens would otherwise break ("2026-11-" over
+ * "21T10:00"). A <pre> never wraps but scrolls: a wrapped Dispatch line would put a member's
+ * quoted words at the start of a line. Code inside a <pre> has no background of its own,
+ * which painted a stripe per line. Nav links wrap between them, never inside one.
  */
 export const BASE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1.5rem auto;padding:0 1rem;color:#222;overflow-wrap:anywhere}
 pre{--cover:#f6f6f6;border:1px solid #ddd;padding:.5rem .75rem}pre code{background:none;padding:0}
