@@ -1,3 +1,4 @@
+import type Koa from 'koa';
 import type { Context } from 'koa';
 import {
   type SignerRule,
@@ -77,13 +78,7 @@ export class Authenticator {
     if (!this.nonces.isValid(nonce, agent_id)) throw RefusalError.of('NONCE_INVALID');
     const message = requestSigningString(ctx, agent_id, nonce, canonical_body);
     const verdict = this.verifier.check(pubkey, message, signature);
-    if (verdict === 'invalid') {
-      throw RefusalError.of('SIG_INVALID', undefined, {
-        hint: 'Sign the canonical body with every declared default filled in; the server canonicalised your body as canonical_body.',
-        canonical_body: canonical_body.length <= 4096 ? canonical_body : undefined,
-        signed_path: ctx.originalUrl,
-      });
-    }
+    if (verdict === 'invalid') throw this.signatureRefusal(ctx, agent_id, signer, message, signature, canonical_body);
     // Registered signers' keys were judged when they came in; this is the verifier's own guard, before the nonce is spent.
     if (verdict === 'weak_key') throw RefusalError.of('WEAK_KEY', undefined, { field: 'pubkey' });
     const request_sha256 = sha256Hex(message);
@@ -96,6 +91,61 @@ export class Authenticator {
       request_sha256,
       proof: { method: ctx.method, path: ctx.originalUrl, nonce, body: canonical_body, signature },
     };
+  }
+
+  /**
+   * SIG_INVALID with the hint its cause needs. The signature is tried (only on this
+   * refused path) under the agent's other keys: its backup or primary key, and the
+   * primary keys rotated away. When none signed it, the key was right and the request
+   * was not what was signed (body, path, method or nonce).
+   */
+  private signatureRefusal(
+    ctx: Context,
+    agent_id: string,
+    signer: SignerRule,
+    message: string,
+    signature: string,
+    canonical_body: string,
+  ): RefusalError {
+    const agent = signer === 'payload_pubkey' ? undefined : this.state().agents.get(agent_id);
+    const signedBy = (key: string | null | undefined) =>
+      typeof key === 'string' && this.verifier.check(key, message, signature) === 'valid';
+    if (agent && signer === 'backup' && signedBy(agent.pubkey))
+      return RefusalError.of('SIG_INVALID', undefined, {
+        cause: 'wrong_key',
+        hint: "Signed by the agent's primary key; a key rotation is signed by its backup key.",
+      });
+    if (agent && signer !== 'backup' && signedBy(agent.backup_pubkey))
+      return RefusalError.of('SIG_INVALID', undefined, {
+        cause: 'wrong_key',
+        hint: "Signed by the agent's backup key, which signs only a key rotation; sign this request with the primary key.",
+      });
+    const rotated =
+      agent && signer !== 'backup'
+        ? formerKeysOf(ctx)
+            ?.of(agent_id)
+            .find((former) => signedBy(former.pubkey))
+        : undefined;
+    if (rotated)
+      return RefusalError.of('SIG_INVALID', undefined, {
+        cause: 'key_rotated',
+        rotated_at_seq: rotated.rotated_at_seq,
+        hint:
+          `This key is no longer the agent's primary key: it was rotated away at seq ${rotated.rotated_at_seq} (key_rotated). ` +
+          'Sign with the current primary key, the new key the rotation installed (`tessera-agent rotate` wrote it into the key file).',
+      });
+    const also_rotated =
+      agent && agent.key_generation > 0 && signer !== 'backup'
+        ? ` If you signed with a key the agent had before its primary key was rotated, sign with the current one.`
+        : '';
+    return RefusalError.of('SIG_INVALID', undefined, {
+      cause: 'body_mismatch',
+      hint:
+        "The key is the agent's, but the request is not what it signed: sign method, path (signed_path), nonce and the canonical body " +
+        `with every declared default filled in; the server canonicalised your body as canonical_body.${also_rotated}`,
+      canonical_body: canonical_body.length <= 4096 ? canonical_body : undefined,
+      signed_path: ctx.originalUrl,
+    });
   }
 
   /** Issues the agent's next nonce on this answer (X-Next-Nonce): after every accepted request, and a replayed one. */
@@ -123,4 +173,60 @@ export class Authenticator {
     }
     return agent.pubkey;
   }
+}
+
+interface FormerKey {
+  pubkey: string;
+  rotated_at_seq: number;
+}
+
+/**
+ * The primary keys each agent rotated away, from the ledger's key_rotated entries: what
+ * tells a signature by an old key from a request that is not what was signed. The
+ * society's state keeps only current keys, so the ledger is read once, on the first
+ * refused signature that needs it, and kept up to date from the committed entries.
+ */
+export class FormerPrimaryKeys {
+  private by_agent: Map<string, FormerKey[]> | undefined;
+  private read_through_seq = 0;
+
+  constructor(private readonly ledger: () => Iterable<{ seq: number; json: string }>) {}
+
+  of(agent_id: string): readonly FormerKey[] {
+    if (!this.by_agent) {
+      this.by_agent = new Map();
+      this.record(this.ledger());
+    }
+    return this.by_agent.get(agent_id) ?? [];
+  }
+
+  /** Entries as they commit; before the first question nothing is kept (the ledger is read then). */
+  record(entries: Iterable<{ seq: number; json: string }>): void {
+    if (!this.by_agent) return;
+    for (const { seq, json } of entries) {
+      if (seq <= this.read_through_seq) continue;
+      this.read_through_seq = seq;
+      // Most entries are not rotations: their text tells, without parsing them.
+      if (!json.includes('"key_rotated"')) continue;
+      const entry = JSON.parse(json) as { event_type?: string; data?: { agent_id?: string; old_pubkey?: string } };
+      const { agent_id, old_pubkey } = entry.data ?? {};
+      if (entry.event_type !== 'key_rotated' || !agent_id || !old_pubkey) continue;
+      this.by_agent.set(agent_id, [
+        ...(this.by_agent.get(agent_id) ?? []),
+        { pubkey: old_pubkey, rotated_at_seq: seq },
+      ]);
+    }
+  }
+}
+
+const FORMER_KEYS = 'tessera_former_primary_keys';
+
+/** Hands the app's requests the former keys (the Koa app context is where every request's ctx looks). */
+export function provideFormerKeys(app: Koa, former_keys: FormerPrimaryKeys): void {
+  (app.context as unknown as Record<string, unknown>)[FORMER_KEYS] = former_keys;
+}
+
+function formerKeysOf(ctx: Context): FormerPrimaryKeys | undefined {
+  const found = (ctx as unknown as Record<string, unknown>)[FORMER_KEYS];
+  return found instanceof FormerPrimaryKeys ? found : undefined;
 }

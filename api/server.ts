@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DivergedLogError, Engine, LmdbStore } from '../engine/index.js';
 import { createApp, type TesseraApp } from './app.js';
+import { FormerPrimaryKeys, provideFormerKeys } from './authenticate.js';
 import { ConfigurationError, type Config } from './config.js';
 import { prepareGenesis, readGenesisSettings, type FounderSetup } from './founder.js';
 import { NonceBook } from './nonces.js';
@@ -192,6 +193,8 @@ async function serveSociety(
     report(error, where);
     process.exit(EXIT_CODES.internal);
   };
+  // Read from the ledger only when a refused signature needs them; kept current from the commits after that.
+  const former_keys = new FormerPrimaryKeys(() => store.ledgerEntries(1));
   let founder: FounderSetup;
   let engine: Engine;
   let log_key: LogKey;
@@ -219,6 +222,7 @@ async function serveSociety(
       monotonic_ms: () => performance.now(),
       on_tick: (report) => metrics.onTick(report),
       on_committed: (entries) => {
+        former_keys.record(entries);
         events_ref?.ledger.publish(entries);
         events_ref?.world.publish(entries.at(-1)!.seq);
       },
@@ -305,6 +309,7 @@ async function serveSociety(
         }
       : {}),
   });
+  provideFormerKeys(app, former_keys);
   let listening_url = '';
   if (cluster_log && config.cluster) {
     const node_config = config.cluster;

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { generateKey, parseKeyFile, type AgentKey } from './keys.js';
-import { TesseraClient, TesseraError } from './sdk.js';
+import { OutcomeUnknownError, TesseraClient, TesseraError } from './sdk.js';
 import { verifyLedger } from './verify.js';
 import { checkLog } from './checked_log.js';
 import { defaultStateFile } from './log_state.js';
@@ -254,10 +254,54 @@ async function run(): Promise<number> {
   }
 }
 
+/**
+ * Why fetch got no answer, in words, or undefined when the failure is not the network's.
+ * fetch says only "fetch failed"; its cause (one error, or one per address tried) carries
+ * the system's code, kept at the end of the words for searching.
+ */
+function unreachableReason(error: unknown): string | undefined {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return `no answer in time: is the server up, or overloaded? (${error.name}: ${error.message})`;
+  if (!(error instanceof TypeError) || typeof error.cause !== 'object' || error.cause === null) return undefined;
+  const cause = error.cause as { code?: string; message?: string; errors?: { code?: string }[] };
+  const code = cause.code ?? cause.errors?.find((each) => each.code)?.code;
+  const said = `(${[code, cause.message].filter(Boolean).join(': ')})`;
+  switch (code) {
+    case 'ERR_INVALID_URL':
+      return undefined;
+    case 'ECONNREFUSED':
+      return `connection refused: nothing listens there; is the server running, and are the host and port right? ${said}`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host name does not resolve (DNS): check the host in the URL ${said}`;
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `the connection timed out: is the host up, and the port open to you? ${said}`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `no route to the host: check the network and the host in the URL ${said}`;
+    default:
+      return `the connection failed ${said}`;
+  }
+}
+
+/** What to say when the service could not be reached at all: the URL, why, and how to name another. */
+function unreachableMessage(error: unknown): string | undefined {
+  const reason = unreachableReason(error) ?? unreachableReason((error as { cause?: unknown } | undefined)?.cause);
+  if (reason === undefined) return undefined;
+  const lost_act = error instanceof OutcomeUnknownError ? `${error.message}\n  ` : '';
+  return `${lost_act}could not reach ${base_url}: ${reason}\n  Name the server with --url BASE_URL or TESSERA_URL (the default is http://127.0.0.1:8080).`;
+}
+
 run().then(
   (code) => process.exit(code),
   (error) => {
     if (error instanceof TesseraError) print(error.body);
+    const unreachable = unreachableMessage(error);
+    if (unreachable !== undefined) {
+      console.error(`tessera-agent: ${unreachable}`);
+      process.exit(1);
+    }
     console.error(`tessera-agent: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(error instanceof UsageError ? 2 : 1);
   },

@@ -12,7 +12,11 @@ export const REFUSALS = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not accept that method.' },
 
   // Signatures and identity (docs/protocol.md#nonces-and-signatures).
-  SIG_INVALID: { status: 401, message: 'The signature does not verify against the canonical body.' },
+  SIG_INVALID: {
+    status: 401,
+    message:
+      'The signature does not verify: the headers are malformed, it was made by another key than the one this route takes, or over another request; the hint says which.',
+  },
   NONCE_INVALID: { status: 401, message: 'The nonce is unknown, expired, already used or issued for another agent.' },
   UNKNOWN_AGENT: { status: 404, message: 'No agent is registered under that id.' },
   HANDLE_TAKEN: { status: 409, message: 'That handle is already registered.' },
