@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { LedgerReader } from '../../engine/index.js';
 import type { EntryFilter, FilterableEntry } from './event_filter.js';
 import type { EventStreamLimits } from './event_limits.js';
+import { historyRewritten, rewrittenEvent } from './history_rewrite.js';
 import { type SseSubscriber, SseSubscribers } from './sse_subscribers.js';
 
 export interface EventHubOptions extends EventStreamLimits {
@@ -72,7 +73,9 @@ export class EventHub {
 
   /**
    * Starts a stream on a response whose headers are written. `from_seq` is the first seq
-   * wanted; undefined means only what commits from now on.
+   * wanted; undefined means only what commits from now on. `resumed_after` is a
+   * reconnect's Last-Event-ID: one past the head was seen in a history since rewritten,
+   * so the stream says so first and resumes where this history differs from it.
    */
   subscribe(
     res: ServerResponse,
@@ -80,16 +83,21 @@ export class EventHub {
     filtered: boolean,
     from_seq: number | undefined,
     actor?: string,
+    resumed_after?: number,
   ): void {
+    const connection = this.subscribers.connect(res);
+    const rewritten = resumed_after === undefined ? undefined : historyRewritten(resumed_after, this.published_seq);
     const subscriber: Subscriber = {
-      connection: this.subscribers.connect(res),
+      connection,
       filter,
       actor,
       filtered,
-      next_seq: Math.max(1, from_seq ?? this.published_seq + 1),
+      next_seq: Math.max(1, rewritten?.rewritten_from ?? from_seq ?? this.published_seq + 1),
       live: false,
     };
     this.subscribers.add(subscriber);
+    // Sent now, before any entry: a stream with nothing new to send would otherwise hold it until the next tick.
+    if (rewritten) this.subscribers.write(subscriber, rewrittenEvent(rewritten));
     subscriber.connection.onClose(() => this.leaveLive(subscriber));
     void this.catchUp(subscriber);
   }

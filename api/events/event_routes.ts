@@ -24,10 +24,11 @@ export function mountEventRoutes(
   const gate = new StreamGate(streams.limits);
   router.get(EVENTS_PATH, (ctx) => {
     const query = argsOf({ params: {}, query: ctx.query }) as EventStreamQuery;
-    const from_seq = resumeSeq(ctx.get('Last-Event-ID')) ?? query.from;
+    const resumed_after = lastSeenSeq(ctx.get('Last-Event-ID'));
+    const from_seq = resumed_after === undefined ? query.from : resumed_after + 1;
     gate.open(ctx);
     const filtered = query.type !== undefined || query.actor !== undefined || query.chunk !== undefined;
-    streams.ledger.subscribe(ctx.res, entryFilter(query), filtered, from_seq, query.actor);
+    streams.ledger.subscribe(ctx.res, entryFilter(query), filtered, from_seq, query.actor, resumed_after);
   });
   router.get(WORLD_CHANGES_PATH, (ctx) => {
     gate.open(ctx);
@@ -36,11 +37,11 @@ export function mountEventRoutes(
 }
 
 /** A reconnect's Last-Event-ID is the last seq it saw: it resumes from the next one. */
-function resumeSeq(header: string): number | undefined {
+function lastSeenSeq(header: string): number | undefined {
   if (header === '') return undefined;
   if (!SEQ_TEXT.test(header))
     throw new ValidationError([
       { loc: ['header', 'last-event-id'], msg: 'must be the seq of the last event received', type: 'value_error' },
     ]);
-  return Number(header) + 1;
+  return Number(header);
 }
