@@ -28,7 +28,9 @@ export const EVENT_ROUTE_DOCS: readonly RouteDoc[] = [
       STREAM_BOUNDS +
       ' A stream cut off ends with `dropped`, `{"reason": "slow_reader", "resume_from": <seq>}`: reconnect with ' +
       '`from` set to resume_from (everything before it was sent). A stream that ends without it (a reset, a ' +
-      'restart) resumes with Last-Event-ID, the last seq received.',
+      'restart) resumes with Last-Event-ID, the last seq received. A Last-Event-ID past the head was seen in a ' +
+      'history a restore rewound: the stream first sends `rewritten`, `{"rewritten_from": <seq>, "last_event_id": ' +
+      '<seq>}`, and goes on from rewritten_from.',
     args: EventStreamArgs,
     answers: [{ status: 200, media_type: 'text/event-stream', description: 'The stream' }],
     refusals: ['VALIDATION_FAILED', 'RATE_LIMITED'],
