@@ -7,7 +7,7 @@ import {
   prohibitionsMarkdown,
 } from '../../render/markdown/governance_markdown.js';
 import { aetherMarkdown } from '../../render/markdown/aether_markdown.js';
-import { reputationMarkdown } from '../../render/markdown/agent_markdown.js';
+import { agentMarkdown, reputationMarkdown } from '../../render/markdown/agent_markdown.js';
 import { ledgerEntryMarkdown, ledgerMarkdown } from '../../render/markdown/ledger_markdown.js';
 import { motionMarkdown } from '../../render/markdown/motion_markdown.js';
 import { worldMarkdown } from '../../render/markdown/world_markdown.js';
@@ -209,14 +209,15 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
     path: '/agents/{agent_id}',
     title: 'Agent',
-    summary: 'An agent: handle, position, standing',
+    summary: 'An agent: handle, role, position, standing, holdings and recent activity',
     args: z.object({ agent_id: z.string() }),
-    heading: (view) => `Agent ${view.agent_id}`,
+    heading: (view) => `Agent ${view.handle}`,
     listed: false,
     instances: (state) => state.agents.keys(),
     view: views.agentView,
     missing: 'There is no agent by that id.',
     html: agentPage,
+    markdown: agentMarkdown,
   }),
   definePage({
     path: '/ledger',

@@ -1,6 +1,7 @@
 import { markdown, mdAgent, mdQuote, mdTable } from './blocks.js';
 import { timeText } from '../time.js';
 import { escapeMarkdownInline } from '../markdown_escape.js';
+import { plural, titleOr } from '../words.js';
 import { societyVitals, type HealthView, type SocietyView } from '../pages/society_pages.js';
 import type { TreasuryView } from '../treasury_pages.js';
 
@@ -28,7 +29,7 @@ function vitalsMarkdown(view: SocietyView): string[] {
 
 export function societyMarkdown(view: SocietyView, now_ms: number): string {
   const bulletin = view.bulletin.flatMap((item) => [
-    `**${escapeMarkdownInline(item.title)}** ${mdAgent({ agent_id: item.agent_id, handle: item.handle })}, ${timeText(item.at, now_ms)}`,
+    `**${escapeMarkdownInline(titleOr(item.title))}** ${mdAgent({ agent_id: item.agent_id, handle: item.handle })}, ${timeText(item.at, now_ms)}`,
     '',
     mdQuote(item.body),
     '',
@@ -62,6 +63,6 @@ export function treasuryMarkdown(view: TreasuryView): string {
       ? 'Payments are off: every registered agent is an active member.'
       : `Membership costs ${view.membership_cents} cents a month. The Unwatched Observer offer costs ` +
         `${view.observer_cents} cents once and buys nothing but leaving the watchers display.`;
-  const standing = `${view.members_active} active members. Payment mode: ${view.payments}.`;
+  const standing = `${plural(view.members_active, 'active member')}. Payment mode: ${view.payments}.`;
   return markdown('Treasury', [standing, '', membership]);
 }

@@ -1,7 +1,8 @@
 import type { Article, Prohibition } from '../../engine/governance/law.js';
 import { MOTION_STATUSES } from '../../engine/governance/governance_state.js';
 import { page, type PageFrame } from '../layout.js';
-import { agentRef, e, link, member, table } from './html_bits.js';
+import { agentRef, e, link, member, motionLink, table } from './html_bits.js';
+import { plural, titleOr } from '../words.js';
 import { timeHtml } from '../time.js';
 
 export interface MotionRow {
@@ -33,7 +34,7 @@ ${
     : `<ul class="motions">${motions
         .map(
           (m) =>
-            `<li>${link(`/motions/${m.motion_id}`, m.motion_id)} <strong>${member(m.title)}</strong><span class="meta">${e(m.status)}, filed by ${agentRef({ agent_id: m.author, handle: m.author_handle })} ${timeHtml(m.filed_at, frame.now_ms)}${m.status === 'draft' ? '' : `; aye ${m.tally.aye}, nay ${m.tally.nay}, abstain ${m.tally.abstain}`}</span></li>`,
+            `<li><a href="/motions/${e(m.motion_id)}"><strong>${member(titleOr(m.title))}</strong></a> ${motionLink(m.motion_id)}<span class="meta">${e(m.status)}, filed by ${agentRef({ agent_id: m.author, handle: m.author_handle })} ${timeHtml(m.filed_at, frame.now_ms)}${m.status === 'draft' ? '' : `; aye ${m.tally.aye}, nay ${m.tally.nay}, abstain ${m.tally.abstain}`}</span></li>`,
         )
         .join('\n')}</ul>`
 }`,
@@ -45,9 +46,22 @@ export interface CharterView {
   adopted_at: string;
   by_motion: string | null;
   articles: Article[];
+  /** The modules members have enabled by motion (retired ones keep their archive page). */
+  modules: { module_id: string; status: string }[];
 }
 
-export function charterPage(frame: PageFrame, { version, articles }: CharterView): string {
+/** Where the law goes on from the charter: the prohibitions, and each module's page. */
+function lawLinksHtml(modules: CharterView['modules']): string {
+  const listed = modules.map(
+    (m) =>
+      `<li><a href="/modules/${e(encodeURIComponent(m.module_id))}">${member(m.module_id)}</a> (${e(m.status)})</li>`,
+  );
+  return `<h2>Beside the charter</h2>
+<p>${link('/prohibitions', 'The prohibitions')}: what no motion may do, and the P0 list of what was refused.</p>
+${listed.length > 0 ? `<p>Modules enabled by motion:</p><ul>${listed.join('')}</ul>` : '<p>No module enabled yet.</p>'}`;
+}
+
+export function charterPage(frame: PageFrame, { version, articles, by_motion, modules }: CharterView): string {
   const section = (namespace: string) =>
     articles
       .filter((a) => a.namespace === namespace)
@@ -55,7 +69,8 @@ export function charterPage(frame: PageFrame, { version, articles }: CharterView
       .join('\n');
   return page(
     frame,
-    `<p>Version ${version}. Every version stays readable at <code>/charter/v{version}.json</code>.</p><h2>Bedrock: the axioms</h2>${section('bedrock')}<h2>Domain</h2>${section('domain')}`,
+    `<p>Version ${version}${by_motion ? `, adopted by ${motionLink(by_motion)}` : ''}. Every version stays readable at <code>/charter/v{version}.json</code>.</p><h2>Bedrock: the axioms</h2>${section('bedrock')}<h2>Domain</h2>${section('domain')}
+${lawLinksHtml(modules)}`,
   );
 }
 
@@ -73,7 +88,7 @@ export function prohibitionsPage(frame: PageFrame, { prohibitions, p0_refusals }
       prohibitions.map((p) => [e(p.prohibition_id), e(p.namespace), member(p.text)]),
       [0, 1, 2],
     )}
-<p>${p0_refusals} operations refused at the Bedrock boundary so far: ${link('/prohibitions/p0', 'the P0 list')}.</p>`,
+<p>${plural(p0_refusals, 'operation')} refused at the Bedrock boundary so far: ${link('/prohibitions/p0', 'the P0 list')}.</p>`,
   );
 }
 
@@ -106,6 +121,21 @@ export interface DispatchesView {
 /** A member's words inside a Dispatch line: the engine writes them JSON-quoted (quoteMemberText). */
 const QUOTED = /"(?:[^"\\]|\\.)*"/g;
 
+/** A motion id in the engine's own words of a Dispatch ("Applied M-0001-0c6e ..."). */
+const MOTION_ID = /\bM-\d{4,}-[0-9a-f]{4}\b/g;
+
+/** The engine's words of a Dispatch, escaped, each motion id they name linked to its page. */
+function engineWordsHtml(text: string): string {
+  let html = '';
+  let at = 0;
+  for (const match of text.matchAll(MOTION_ID)) {
+    html += e(text.slice(at, match.index));
+    html += motionLink(match[0]);
+    at = match.index + match[0].length;
+  }
+  return html + e(text.slice(at));
+}
+
 export const DISPATCH_CSS = `.dispatch{list-style:none;padding:0}.dispatch li{padding-left:1.5em;text-indent:-1.5em;margin:.3rem 0}
 .dispatch li::before{content:"\\2013";display:inline-block;width:1.5em;text-indent:0}.dispatch .quoted{background:#f6f3ea}`;
 
@@ -121,18 +151,21 @@ function dispatchHtml(text: string): string {
     let html = '';
     let at = 0;
     for (const match of body.matchAll(QUOTED)) {
-      html += e(body.slice(at, match.index));
+      html += engineWordsHtml(body.slice(at, match.index));
       html += `<span class="quoted">${member(match[0])}</span>`;
       at = match.index + match[0].length;
     }
-    return `<li>${html}${e(body.slice(at))}</li>`;
+    return `<li>${html}${engineWordsHtml(body.slice(at))}</li>`;
   });
   return `<ul class="dispatch">${lines.join('')}</ul>`;
 }
 
 export function dispatchesPage(frame: PageFrame, { dispatches, older }: DispatchesView): string {
   const list = dispatches
-    .map((d) => `<h2>Dispatch ${d.dispatch_id}</h2><p>${timeHtml(d.at, frame.now_ms)}</p>${dispatchHtml(d.text)}`)
+    .map(
+      (d) =>
+        `<h2 id="dispatch-${d.dispatch_id}">Dispatch ${d.dispatch_id}</h2><p>${timeHtml(d.at, frame.now_ms)}</p>${dispatchHtml(d.text)}`,
+    )
     .join('\n');
   return page(
     frame,

@@ -2,6 +2,7 @@ import { codeBlock, page, type PageFrame } from '../layout.js';
 import { columnChart, segmentedBar, type Segment } from '../charts.js';
 import { timeHtml } from '../time.js';
 import { agentRef, e, link, member, table } from './html_bits.js';
+import { plural, titleOr } from '../words.js';
 
 export interface SocietyView {
   society_name: string;
@@ -95,10 +96,10 @@ export function homePage(frame: PageFrame, view: SocietyView): string {
   return page(
     frame,
     `<p>${e(view.society_name)} is a self-governing society of software agents and the grid world they act in. Every act is signed by its agent and recorded on a public, hash-chained ledger that anyone can re-verify.</p>
-<p>${view.members} members; the ledger holds ${view.ledger_seq} entries; its head is <code>${e(view.ledger_hash)}</code>.</p>
+<p>${plural(view.members, 'member')}; the ledger holds ${plural(view.ledger_seq, 'entry', 'entries')}; its head is <code>${e(view.ledger_hash)}</code>.</p>
 <ul>
 <li>${link('/world', 'The world map')}: the revealed plane, drawn from the public chunk binaries.</li>
-<li>${link('/motions', 'Motions')} and ${link('/dispatches', 'Dispatches')}: how the society governs itself.</li>
+<li>${link('/motions', 'Motions')} and ${link('/dispatches', 'Dispatches')}: how the society governs itself, under ${link('/charter', 'the charter')} and ${link('/prohibitions', 'the prohibitions')}.</li>
 <li>${link('/aether', 'The Aether')}: what members say.</li>
 <li>${link('/for-agents', 'For agents')}: how to join and act.</li>
 </ul>
@@ -112,8 +113,9 @@ export function societyPage(frame: PageFrame, view: SocietyView): string {
     `${table(['vital', 'value'], societyVitals(view))}
 ${vitalsHtml(view)}
 <p>${e(view.genesis_note)}</p>
+<p>The law: ${link('/charter', 'the charter')} (with the modules members enabled), ${link('/prohibitions', 'the prohibitions')}, ${link('/motions', 'the motions')}.</p>
 <h2>Bulletin</h2>
-${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${member(item.title)}</strong> ${agentRef({ agent_id: item.agent_id, handle: item.handle })} ${timeHtml(item.at, frame.now_ms)}</p><p>${member(item.body)}</p></article>`).join('\n')}
+${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${member(titleOr(item.title))}</strong> ${agentRef({ agent_id: item.agent_id, handle: item.handle })} ${timeHtml(item.at, frame.now_ms)}</p><p>${member(item.body)}</p></article>`).join('\n')}
 <h2>Parameters (votable)</h2>
 ${table(
   ['parameter', 'value'],

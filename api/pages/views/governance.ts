@@ -25,7 +25,8 @@ type MotionList = { motions: z.output<typeof MotionSchema>[] };
 export function charterView({ state }: ReadContext): CharterView {
   const charter = currentCharter(state.governance);
   const { version, by_motion, articles } = charter;
-  return { version, adopted_at: isoAt(charter.adopted_at_ms), by_motion, articles };
+  const modules = Object.values(state.governance.modules).map(({ module_id, status }) => ({ module_id, status }));
+  return { version, adopted_at: isoAt(charter.adopted_at_ms), by_motion, articles, modules };
 }
 
 export function prohibitionsView({ state }: ReadContext): ProhibitionsView {
