@@ -13,7 +13,7 @@ import {
 import { WORLD_ZOOM_MAX, WORLD_ZOOM_MIN } from '../render/map/zoom.js';
 import { chromiumPath, launchChromium } from './helpers/chromium.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
-import { join, WORLD_TEST_GENESIS, type Member } from './helpers/world.js';
+import { join, standOn, WORLD_TEST_GENESIS, type Member } from './helpers/world.js';
 import { buildAround, type Builds } from './helpers/world_builds.js';
 
 const ARTIFACTS = 'test-artifacts';
@@ -306,6 +306,92 @@ describe.skipIf(!chromiumPath)('the world viewer in a real browser', () => {
     expect(await refreshed()).toBe(1);
     expect(await colourAt(page, iron.x + 0.5, iron.y + 0.5)).toBe(rgb(BLOCK_COLOURS[3]!));
     await page.close();
+  });
+
+  it('labels a stack of three members on one tile once, with +2, over everything and clear of every dot', async () => {
+    const { spot } = built;
+    const stack = { x: spot.x - 2, y: spot.y + 1 };
+    for (const handle of ['cyd', 'ada', 'bea']) standOn(society, await join(society, handle), stack.x, stack.y);
+    for (const zoom of [5, 2]) {
+      const page = await open(`/world?x=${spot.x}&y=${spot.y}&z=${zoom}`);
+      const at = await dataset(page);
+      expect(at.labels, `zoom ${zoom}`).toContain('ada +2');
+      // Close in, the builder's own label fits too; far out, on a crowded spot, it may be left out (and counted).
+      if (zoom === 5) expect(at.labels).toContain('builder');
+      const boxes = JSON.parse(at.labelBoxes!) as [number, number, number, number][];
+      const dots = JSON.parse(at.dots!) as [number, number, number][];
+      const hits = (a: number[], b: number[]) =>
+        a[0]! < b[0]! + b[2]! && b[0]! < a[0]! + a[2]! && a[1]! < b[1]! + b[3]! && b[1]! < a[1]! + a[3]!;
+      for (const [i, box] of boxes.entries()) {
+        for (const other of boxes.slice(i + 1)) expect(hits(box, other), 'labels apart').toBe(false);
+        for (const [x, y, r] of dots)
+          expect(hits(box, [x - r, y - r, 2 * r, 2 * r]), `label ${i} clear of dots`).toBe(false);
+        // Nothing is painted over a label: just inside its edge the label's own white shows.
+        const pixel = await page.evaluate(
+          ([x, y]) => {
+            const canvas = (globalThis as any).document.getElementById('map');
+            const ratio = canvas.width / canvas.getBoundingClientRect().width;
+            return [...canvas.getContext('2d').getImageData(Math.round(x! * ratio), Math.round(y! * ratio), 1, 1).data];
+          },
+          [box[0] + 2, box[1] + 2],
+        );
+        expect(Math.min(...pixel.slice(0, 3)), `label ${i} white at ${pixel}`).toBeGreaterThan(200);
+      }
+      await page.close();
+    }
+  });
+
+  it('shows the mast under a member at a far zoom, the marks keeping their size', async () => {
+    const { spot } = built;
+    const page = await open(`/world?x=${spot.x}&y=${spot.y}&z=1`);
+    await page.screenshot({ path: `${ARTIFACTS}/world-viewer-far.png` });
+    // 2 px a tile: the mast (radius 8 px) shows 6 px below the centre of the member's dot (radius 4 px and its edge).
+    expect(await colourAt(page, spot.x + 0.5, spot.y + 0.5 + 6 / 2)).toBe(rgb(MAST_COLOUR));
+    expect((await colours(page))[rgb(HUB_COLOUR)] ?? 0, 'the Hub').toBeGreaterThan(20);
+    expect((await dataset(page)).labels).toContain('builder');
+    await page.close();
+  });
+
+  it('draws a legend of plain swatches in the map colours, apart from their words', async () => {
+    const page = await open('/world');
+    const swatches = await page.evaluate(() =>
+      [...(globalThis as any).document.querySelectorAll('.map-legend .swatch')].map((swatch: any) => {
+        const style = (globalThis as any).getComputedStyle(swatch);
+        const before = (globalThis as any).getComputedStyle(swatch, '::before').content;
+        const own = swatch.getBoundingClientRect();
+        const words = swatch.nextElementSibling.getBoundingClientRect();
+        return {
+          kind: swatch.className,
+          colour: style.backgroundColor,
+          before,
+          width: own.width,
+          gap: words.left - own.right,
+        };
+      }),
+    );
+    expect(swatches.length).toBeGreaterThanOrEqual(20);
+    for (const swatch of swatches) {
+      expect(swatch.before, swatch.kind).toMatch(/^(none|normal)$/);
+      expect(swatch.width, swatch.kind).toBeGreaterThanOrEqual(14);
+      expect(swatch.gap, swatch.kind).toBeGreaterThanOrEqual(4);
+    }
+    for (const [biome, hex] of Object.entries(BIOME_COLOURS))
+      expect(swatches.find((swatch) => swatch.kind.includes(`biome-${biome}`))?.colour).toBe(
+        `rgb(${rgb(hex).replaceAll(',', ', ')})`,
+      );
+    await page.close();
+  });
+
+  it('shows /world at 390 and 1280 px for a reviewer (test-artifacts/)', async () => {
+    for (const width of [390, 1280]) {
+      const page = await open('/world', { viewport: { width, height: 844 } });
+      await page.screenshot({ path: `${ARTIFACTS}/world-${width}.png`, fullPage: true });
+      const map = (await page.locator('#map').boundingBox())!;
+      // The map leads the page, and on a phone spans it edge to edge.
+      expect(map.y).toBeLessThan(400);
+      if (width === 390) expect(map.width).toBe(390);
+      await page.close();
+    }
   });
 
   it('logged no console errors on any of it', () => {
