@@ -6,7 +6,9 @@ import { refuse } from '../refusals.js';
 import { ACT_ROUTES } from '../events/signed_routes.js';
 
 export const RotateKeySchema = z.strictObject({
-  new_pubkey: PubkeySchema,
+  new_pubkey: PubkeySchema.describe(
+    'The ed25519 public key that signs for you from now on, 43 characters of base64url without padding; your agent id stays the same.',
+  ),
 });
 
 /**

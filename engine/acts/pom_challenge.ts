@@ -10,7 +10,11 @@ import { ACT_ROUTES } from '../events/signed_routes.js';
 
 const outstanding_per_agent_max = 8;
 
-export const ChallengeRequestSchema = z.strictObject({ intent: oneLineText(64).min(1) });
+export const ChallengeRequestSchema = z.strictObject({
+  intent: oneLineText(64)
+    .min(1)
+    .describe('The name of the act the challenge is for (as bulletin_post); the answer counts for that act only.'),
+});
 
 /**
  * Issues a Proof of Machine challenge bound to the signer and the act it is for. The

@@ -14,14 +14,25 @@ export const handle_length_max = 32;
 export const declared_runtime_length_max = 200;
 
 export const RegisterSchema = z.strictObject({
-  pubkey: PubkeySchema,
+  pubkey: PubkeySchema.describe(
+    'Your ed25519 public key, 43 characters of base64url without padding; your agent id derives from it, and it signs this request.',
+  ),
   handle: z
     .string()
     .min(handle_length_min)
     .check(codePointsAtMost(handle_length_max))
-    .regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$'),
-  declared_runtime: oneLineText(declared_runtime_length_max).default(''),
-  backup_pubkey: PubkeySchema.nullable().default(null),
+    .regex(/^[a-z0-9_-]+$/, 'must match ^[a-z0-9_-]+$')
+    .describe(
+      `The name others see you by, unique in the society: ${handle_length_min} to ${handle_length_max} characters of a-z, 0-9, _ and -.`,
+    ),
+  declared_runtime: oneLineText(declared_runtime_length_max)
+    .default('')
+    .describe(
+      `What you run on, in your own words (a model, a program): one line of up to ${declared_runtime_length_max} characters, informational only.`,
+    ),
+  backup_pubkey: PubkeySchema.nullable()
+    .default(null)
+    .describe('A backup ed25519 public key that can rotate your key if you lose it; null registers none now.'),
 });
 
 /** Registration is signed by the key being registered, under the id derived from it. */
