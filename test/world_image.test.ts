@@ -1,7 +1,9 @@
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIOME_COLOURS, rgbOf } from '../render/map/palette.js';
 import { pixelOfTile, WORLD_IMAGE_HEIGHT_PX, WORLD_IMAGE_WIDTH_PX } from '../render/world_image.js';
+import { chromiumPath, launchChromium } from './helpers/chromium.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { join, WORLD_TEST_GENESIS, type Member } from './helpers/world.js';
 import { buildAround, type Builds } from './helpers/world_builds.js';
@@ -14,13 +16,13 @@ interface DecodedPng {
 const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { read(png: Buffer): DecodedPng } } };
 
 /** Whether a pixel is the biome's colour, lit or shaded as the map paints ground (at most 60 % darker, 25 % lighter). */
-export function showsBiome(pixel: readonly number[], biome: string): boolean {
+function showsBiome(pixel: readonly number[], biome: string): boolean {
   const colour = rgbOf(BIOME_COLOURS[biome as keyof typeof BIOME_COLOURS]);
   const light = pixel[0]! / colour[0];
   return light > 0.4 && light < 1.25 && colour.every((channel, at) => Math.abs(pixel[at]! - channel * light) <= 3);
 }
 
-export function pixelAt(png: DecodedPng, x: number, y: number): number[] {
+function pixelAt(png: DecodedPng, x: number, y: number): number[] {
   const at = (Math.floor(y) * png.width + Math.floor(x)) * 4;
   return [png.data[at]!, png.data[at + 1]!, png.data[at + 2]!];
 }
@@ -43,12 +45,8 @@ describe('GET /world.png', () => {
   const get = (query: string, headers: Record<string, string> = {}) =>
     fetch(`${society.url}/world.png${query}`, { headers });
 
-  it('draws a zoomed view whose pixels show the chunks’ biomes, away from the marks', async () => {
-    const view = { x: built.spot.x, y: built.spot.y, z: 3 };
-    const answer = await get(`?x=${view.x}&y=${view.y}&z=${view.z}`);
-    expect(answer.status).toBe(200);
-    expect(answer.headers.get('content-type')).toBe('image/png');
-    const png = PNG.sync.read(Buffer.from(await answer.arrayBuffer()));
+  /** Samples tiles around the builder, away from the marks, and holds each pixel to its tile's biome. */
+  async function expectBiomes(png: DecodedPng, view: { x: number; y: number; z: number }): Promise<void> {
     expect([png.width, png.height]).toEqual([WORLD_IMAGE_WIDTH_PX, WORLD_IMAGE_HEIGHT_PX]);
     let sampled = 0;
     for (const [dx, dy] of [
@@ -70,7 +68,61 @@ describe('GET /world.png', () => {
       sampled++;
     }
     expect(sampled).toBeGreaterThanOrEqual(3);
+  }
+
+  it('draws a zoomed view whose pixels show the chunks’ biomes, away from the marks', async () => {
+    const view = { x: built.spot.x, y: built.spot.y, z: 3 };
+    const answer = await get(`?x=${view.x}&y=${view.y}&z=${view.z}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('image/png');
+    const png = PNG.sync.read(Buffer.from(await answer.arrayBuffer()));
+    expect([png.width, png.height]).toEqual([WORLD_IMAGE_WIDTH_PX, WORLD_IMAGE_HEIGHT_PX]);
+    await expectBiomes(png, view);
   });
+
+  it.skipIf(!chromiumPath)(
+    'shows the world without JavaScript: the image, the members, the busiest places',
+    async () => {
+      const browser = await launchChromium();
+      mkdirSync('test-artifacts', { recursive: true });
+      try {
+        for (const width of [390, 1280]) {
+          const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width, height: 844 } });
+          const page = await context.newPage();
+          await page.goto(`${society.url}/world`);
+          const image = page.locator('img.map-image');
+          await image.waitFor({ state: 'visible' });
+          const shown = await image.evaluate((img: any) => ({
+            loaded: img.complete,
+            width: img.naturalWidth,
+            top: img.getBoundingClientRect().top,
+            src: img.src,
+          }));
+          expect(shown).toMatchObject({ loaded: true, width: WORLD_IMAGE_WIDTH_PX });
+          expect(shown.top, 'the image leads the page').toBeLessThan(400);
+          expect(await page.locator('#map').isVisible()).toBe(false);
+          expect(await page.locator('#map-tools').isVisible()).toBe(false);
+          expect(await page.locator('main').textContent()).toContain('builder');
+          const zoomed = await page.locator('a[href^="/world.png?"]').first().getAttribute('href');
+          expect(zoomed).toMatch(/^\/world\.png\?x=\d+&y=\d+&z=-?\d$/);
+          await page.screenshot({ path: `test-artifacts/world-nojs-${width}.png`, fullPage: true });
+          await context.close();
+        }
+        // A permalink's page shows that view's image; its pixels are the chunks' biomes.
+        const view = { x: built.spot.x, y: built.spot.y, z: 3 };
+        const context = await browser.newContext({ javaScriptEnabled: false });
+        const page = await context.newPage();
+        await page.goto(`${society.url}/world?x=${view.x}&y=${view.y}&z=${view.z}`);
+        const src = await page.locator('img.map-image').getAttribute('src');
+        expect(src).toBe(`/world.png?x=${view.x}&y=${view.y}&z=${view.z}`);
+        const shown = await page.request.get(`${society.url}${src}`);
+        await expectBiomes(PNG.sync.read(await shown.body()), view);
+        await context.close();
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 
   it('fits what is revealed with no query, and answers 304 to its ETag until the world under it changes', async () => {
     const first = await get('');
