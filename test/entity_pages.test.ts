@@ -48,7 +48,7 @@ describe('entity pages', () => {
     expect(page).toContain('<li>3 stone</li>');
     expect(page).toMatch(/\d+ (exploration bonus|exploration bonuses)/);
     expect(page).not.toContain('tiles explored');
-    expect(page).toContain('1 biome first reached');
+    expect(page).toMatch(/(1 biome first reached|[02-9]\d* biomes first reached)/);
     expect(page).toContain('1 motion filed');
     expect(page).toContain('<ol class="activity">');
     expect(page).toContain(
@@ -82,10 +82,20 @@ describe('entity pages', () => {
     expect(page).toContain(`<a href="/ledger/${Number(moved) - 1}"><code>`);
     const fields = page.slice(page.indexOf('<h2>Fields</h2>'), page.indexOf('<h2>Its place in the chain</h2>'));
     expect(fields).not.toContain('{&#34;x&#34;');
+    const twin = (await request(society.url, `/ledger/${moved}.md`)).body as string;
+    expect(twin).toMatch(/\n- to: \(\d+, \d+\) \/world\?x=\d+&y=\d+\n/);
+    expect(twin).toContain(`(entry ${Number(moved) - 1}: /ledger/${Number(moved) - 1}.md)`);
     const filed = /<a class="seq" href="\/ledger\/(\d+)">/.exec(await html('/ledger?type=motion_filed'))![1]!;
     expect(await html(`/ledger/${filed}`)).toContain(
       `<span class="key">motion id</span>: <a href="/motions/${motion_id}"><code class="motion-id">`,
     );
+  });
+
+  it('anchors and links each Aether message by its number', async () => {
+    await ada.client.act('aether_send', { body: 'hello', scope: 'auto', route: 'global' });
+    society.advance(3_600_000);
+    const page = await html('/aether');
+    expect(page).toMatch(/<article id="message-(\d+)"><p><a href="#message-\1"><code>#\1<\/code><\/a>/);
   });
 
   it('never says an entry follows a signed request when the one before is unsigned', async () => {

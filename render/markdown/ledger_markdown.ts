@@ -51,11 +51,26 @@ export function ledgerMarkdown(view: LedgerView, now_ms: number): string {
   ]);
 }
 
+/** A field's value in plain text: a tile as its coordinates, a member's words escaped, anything else as compact JSON. */
+function fieldText(value: unknown): string {
+  if (typeof value === 'string') return escapeMarkdownInline(value);
+  const { x, y } = (value ?? {}) as { x?: unknown; y?: unknown };
+  if (Number.isInteger(x) && Number.isInteger(y))
+    return `(${String(x)}, ${String(y)}) /world?x=${String(x)}&y=${String(y)}`;
+  return escapeMarkdownInline(JSON.stringify(value) ?? 'none');
+}
+
 export function ledgerEntryMarkdown(view: LedgerEntryView, now_ms: number): string {
   return markdown(`Ledger entry ${view.seq}`, [
     `${entrySentenceMarkdown(view)}, ${timeText(view.at, now_ms)}.`,
     '',
     `Event \`${view.event_type}\`, proof: ${view.proof_status}. Receipt: /log/receipt/${view.seq}.`,
+    '',
+    '## Fields',
+    '',
+    ...Object.entries(view.data).map(([key, value]) => `- ${key.replaceAll('_', ' ')}: ${fieldText(value)}`),
+    '',
+    `Hash \`${view.hash}\`, after \`${view.prev_hash}\`${view.previous === null ? '' : ` (entry ${view.previous}: /ledger/${view.previous}.md)`}.`,
     '',
     '```json',
     view.json,

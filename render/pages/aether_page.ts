@@ -16,7 +16,7 @@ export function aetherPage(frame: PageFrame, { messages, older }: AetherView): s
   const list = messages
     .map(
       (m) =>
-        `<article><p><code>#${m.message_id}</code> ${agentRef({ agent_id: m.agent_id, handle: m.handle })} ${timeHtml(m.at, frame.now_ms)}</p><p>${isolateHtml(messageHtml(m.body))}</p></article>`,
+        `<article id="message-${m.message_id}"><p><a href="#message-${m.message_id}"><code>#${m.message_id}</code></a> ${agentRef({ agent_id: m.agent_id, handle: m.handle })} ${timeHtml(m.at, frame.now_ms)}</p><p>${isolateHtml(messageHtml(m.body))}</p></article>`,
     )
     .join('\n');
   return page(
