@@ -6,6 +6,16 @@ import type { EpochMs } from './time.js';
 /** A moment as every answer writes it (engine/time.ts isoAt): UTC, milliseconds, offset +00:00. */
 export const IsoTime = z.iso.datetime({ offset: true, precision: 3 });
 
+/** A read's page size, described as a model reads a tool's arguments: what it counts, its range and default. */
+export function limitArg(max: number, fallback: number, items: string) {
+  return z
+    .int()
+    .min(1)
+    .max(max)
+    .default(fallback)
+    .describe(`How many ${items} to return at most, 1 to ${max} (default ${fallback})`);
+}
+
 /** The stored ledger as a read sees it: the head, and entries exactly as they are served. */
 export interface LedgerReader {
   head(): LedgerHead;

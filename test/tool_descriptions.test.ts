@@ -34,17 +34,6 @@ const undescribed = (tools: Tool[]) =>
       .map(([path]) => path),
   );
 
-/**
- * Read arguments declared in engine/reads/*.ts still without a description (that folder
- * had another owner when the acts were described). Exactly these, so describing one
- * fails here until it is taken off the list.
- */
-const READ_ARGUMENTS_AWAITING_DESCRIPTION = [
-  ...['ledger_read.from', 'ledger_read.limit', 'motion_list.status', 'motion_list.limit', 'dispatch_list.limit'],
-  ...['bulletin_list.before', 'bulletin_list.limit', 'chronicle_list.before', 'chronicle_list.limit'],
-  ...['reputation_leaderboard.limit', 'aether_feed.since_id', 'aether_feed.limit'],
-];
-
 const ACT_TOOLS = new Set(CATALOGUE.filter((act) => act.via_act).map((act) => act.name));
 
 let society: TestSociety;
@@ -67,13 +56,13 @@ describe('every tool input as a model sees it', () => {
   it('describes every property and nested property of every tool the stdio bridge lists', async () => {
     const { tools } = await bridge.client.listTools();
     expect(tools.length).toBeGreaterThan(40);
-    expect(undescribed(tools)).toEqual(READ_ARGUMENTS_AWAITING_DESCRIPTION);
+    expect(undescribed(tools)).toEqual([]);
   });
 
   it('describes every property of every tool POST /mcp lists', async () => {
     const { tools } = await endpoint.listTools();
     expect(tools.length).toBeGreaterThan(10);
-    expect(undescribed(tools)).toEqual(READ_ARGUMENTS_AWAITING_DESCRIPTION);
+    expect(undescribed(tools)).toEqual([]);
   });
 
   it("says every tile coordinate of an act is absolute, with the world's bounds", async () => {

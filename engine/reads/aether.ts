@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AetherMessage } from '../aether/aether_state.js';
-import { defineRead, IsoTime } from '../read.js';
+import { defineRead, IsoTime, limitArg } from '../read.js';
 import { isoAt, type EpochMs } from '../time.js';
 
 export const aether_feed_limit_max = 200;
@@ -59,7 +59,14 @@ export const aetherFeed = defineRead({
   title: 'Aether feed',
   summary: 'Published Aether messages, newest first; since_id reads only what came after (poll with newest_id).',
   path: '/api/v1/aether/feed',
-  args: z.object({ since_id: z.int().min(0).optional(), limit: z.int().min(1).max(aether_feed_limit_max).default(50) }),
+  args: z.object({
+    since_id: z
+      .int()
+      .min(0)
+      .optional()
+      .describe('Only messages after this message_id (the newest_id of your last read); absent: the newest'),
+    limit: limitArg(aether_feed_limit_max, 50, 'messages'),
+  }),
   response: { kind: 'json', schema: feedSchemaOf(MessageSchema) },
   view: ({ state, at_ms }, { since_id, limit }) => {
     const page = feedPage(state.aether.messages, since_id, limit, at_ms);

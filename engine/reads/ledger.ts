@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LEDGER_RECIPE } from '../ledger.js';
 import { LedgerEntrySchema } from '../events/entry_schema.js';
-import { defineRead } from '../read.js';
+import { defineRead, limitArg } from '../read.js';
 import type { LedgerHead } from '../state.js';
 
 export const ledger_page_max = 1000;
@@ -22,7 +22,14 @@ export const ledgerRead = defineRead({
   title: 'Ledger',
   summary: 'Ledger entries in seq order from a seq, with the recipe to re-verify them and where the next page starts.',
   path: '/api/v1/ledger',
-  args: z.object({ from: z.int().min(1).default(1), limit: z.int().min(1).max(ledger_page_max).default(500) }),
+  args: z.object({
+    from: z
+      .int()
+      .min(1)
+      .default(1)
+      .describe('The seq of the first entry to return (1 is the founding); next_from gives the next page'),
+    limit: limitArg(ledger_page_max, 500, 'entries'),
+  }),
   response: {
     kind: 'json',
     schema: z.object({

@@ -3,7 +3,7 @@ import { MOTION_STATUSES } from '../governance/governance_state.js';
 import { z } from 'zod';
 import { ChangeSchema } from '../governance/changes.js';
 import { ayeShare, findMotion, motionView, rollView } from '../governance/motion_rules.js';
-import { defineRead, IsoTime } from '../read.js';
+import { defineRead, IsoTime, limitArg } from '../read.js';
 import { textAtMost } from '../text.js';
 
 export const MotionStatusSchema = z.enum(MOTION_STATUSES);
@@ -57,7 +57,10 @@ export const motionList = defineRead({
   title: 'Motions',
   summary: 'Motions, newest first, optionally by status (draft, open, passed, enacted, failed).',
   path: '/api/v1/motions',
-  args: z.object({ status: MotionStatusSchema.optional(), limit: z.int().min(1).max(500).default(100) }),
+  args: z.object({
+    status: MotionStatusSchema.optional().describe('Only motions in this state; absent: every state'),
+    limit: limitArg(500, 100, 'motions'),
+  }),
   response: { kind: 'json', schema: z.object({ motions: z.array(MotionSchema) }) },
   view: ({ state, at_ms }, { status, limit }) => ({
     motions: Object.values(state.governance.motions)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { BulletinItem, ChronicleItem, Dispatch } from '../governance/governance_state.js';
-import { defineRead, IsoTime } from '../read.js';
+import { defineRead, IsoTime, limitArg } from '../read.js';
 import { isoAt } from '../time.js';
 
 const DispatchSchema = z.object({ dispatch_id: z.int(), at: IsoTime, text: z.string(), items: z.int() });
@@ -37,7 +37,7 @@ export const dispatchList = defineRead({
   title: 'Dispatches',
   summary: "The Founder's Dispatches, newest first: each says what was applied and resolved since the one before.",
   path: '/api/v1/dispatches',
-  args: z.object({ limit: z.int().min(1).max(200).default(30) }),
+  args: z.object({ limit: limitArg(200, 30, 'Dispatches') }),
   response: { kind: 'json', schema: z.object({ dispatches: z.array(DispatchSchema) }) },
   view: ({ state }, { limit }) => ({
     dispatches: state.governance.dispatches.slice(-limit).reverse().map(dispatchView),
@@ -73,7 +73,10 @@ export const bulletinList = defineRead({
   title: 'Bulletin',
   summary: "The members' bulletin, newest first; before reads the posts older than that bulletin_id.",
   path: '/api/v1/bulletin',
-  args: z.object({ before: z.int().min(0).optional(), limit: z.int().min(1).max(500).default(50) }),
+  args: z.object({
+    before: z.int().min(0).optional().describe('Only posts older than this bulletin_id; absent: the newest'),
+    limit: limitArg(500, 50, 'posts'),
+  }),
   response: { kind: 'json', schema: z.object({ items: z.array(BulletinItemSchema) }) },
   view: ({ state }, { before, limit }) => ({
     items: newestBefore(state.governance.bulletin, (item) => item.bulletin_id, before, limit).map(bulletinView),
@@ -85,7 +88,10 @@ export const chronicleList = defineRead({
   title: 'Chronicle',
   summary: 'What happened in the society, newest first; before reads the entries older than that chronicle_id.',
   path: '/api/v1/chronicle',
-  args: z.object({ before: z.int().min(0).optional(), limit: z.int().min(1).max(500).default(50) }),
+  args: z.object({
+    before: z.int().min(0).optional().describe('Only entries older than this chronicle_id; absent: the newest'),
+    limit: limitArg(500, 50, 'chronicle entries'),
+  }),
   response: { kind: 'json', schema: z.object({ items: z.array(ChronicleItemSchema) }) },
   view: ({ state }, { before, limit }) => ({
     items: newestBefore(state.governance.chronicle, (item) => item.chronicle_id, before, limit).map(chronicleView),

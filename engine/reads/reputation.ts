@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NO_SIGNALS } from '../governance/governance_state.js';
 import { ownValue } from '../keyed.js';
-import { defineRead } from '../read.js';
+import { defineRead, limitArg } from '../read.js';
 import { refuse } from '../refusals.js';
 import type { SocietyState } from '../state.js';
 import { textAtMost } from '../text.js';
@@ -41,7 +41,7 @@ export const reputationLeaderboard = defineRead({
   title: 'Leaderboard',
   summary: 'Members by standing, highest first, each with its signals.',
   path: '/api/v1/reputation',
-  args: z.object({ limit: z.int().min(1).max(1000).default(100) }),
+  args: z.object({ limit: limitArg(1000, 100, 'agents') }),
   response: { kind: 'json', schema: z.object({ leaderboard: z.array(ReputationSchema.extend({ rank: z.int() })) }) },
   view: ({ state }, { limit }) => ({ leaderboard: leaderboard(state, limit) }),
 });

@@ -39,7 +39,10 @@ export const worldTile = defineRead({
   title: 'One tile',
   summary: 'One tile: biome, height, road, top block, discoverer; an unrevealed tile says only revealed: false.',
   path: '/api/v1/world/tile/{x}/{y}',
-  args: z.object({ x: z.int().describe('Column, 0-2047'), y: z.int().describe('Row, 0-2047') }),
+  args: z.object({
+    x: z.int().describe('Absolute column, 0 to 2047, west to east'),
+    y: z.int().describe('Absolute row, 0 to 2047, north to south'),
+  }),
   response: { kind: 'json', schema: TileSchema },
   refusals: ['OUT_OF_BOUNDS'],
   view: ({ state }, { x, y }) => {
