@@ -161,6 +161,7 @@ export function createApp(deps: AppDeps): TesseraApp {
     contextOf,
     read_limit,
     read_weights,
+    public_url: deps.public_url,
     ...(deps.mcp_limits ? { limits: deps.mcp_limits } : {}),
   });
   const tiles = new LogTiles({ tree: () => deps.engine.log_tree, size: () => ledger.head().seq, ledger });
