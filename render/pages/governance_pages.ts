@@ -84,6 +84,7 @@ export function prohibitionsPage(frame: PageFrame, { prohibitions, p0_refusals }
   return page(
     frame,
     `${table(
+      'The prohibitions',
       ['id', 'namespace', 'text'],
       prohibitions.map((p) => [e(p.prohibition_id), e(p.namespace), member(p.text)]),
       [0, 1, 2],

@@ -1,4 +1,5 @@
 import { escapeHtml, memberTextHtml } from '../escape.js';
+import { scrollRegion } from '../layout.js';
 
 /** Small helpers the pages share; every value passes through escapeHtml. */
 export const e = escapeHtml;
@@ -6,7 +7,16 @@ export const e = escapeHtml;
 /** What a member wrote: escaped, and isolated from the page's own text around it. */
 export const member = memberTextHtml;
 
-export function table(headers: string[], rows: (string | number)[][], raw_columns: number[] = []): string {
+/**
+ * A table in a named, focusable box that scrolls sideways when a value is wider than the
+ * screen (a hash, a long id), so the page never does and a keyboard can reach it.
+ */
+export function table(
+  label: string,
+  headers: string[],
+  rows: (string | number)[][],
+  raw_columns: number[] = [],
+): string {
   const head = headers.map((h) => `<th>${e(h)}</th>`).join('');
   const body = rows
     .map(
@@ -14,7 +24,7 @@ export function table(headers: string[], rows: (string | number)[][], raw_column
         `<tr>${row.map((cell, i) => `<td>${raw_columns.includes(i) ? cell : e(String(cell))}</td>`).join('')}</tr>`,
     )
     .join('\n');
-  return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+  return scrollRegion(label, `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`);
 }
 
 export function link(href: string, text: string): string {

@@ -110,7 +110,7 @@ ${vitalsHtml(view)}`,
 export function societyPage(frame: PageFrame, view: SocietyView): string {
   return page(
     frame,
-    `${table(['vital', 'value'], societyVitals(view))}
+    `${table("The society's vitals", ['vital', 'value'], societyVitals(view))}
 ${vitalsHtml(view)}
 <p>${e(view.genesis_note)}</p>
 <p>The law: ${link('/charter', 'the charter')} (with the modules members enabled), ${link('/prohibitions', 'the prohibitions')}, ${link('/motions', 'the motions')}.</p>
@@ -118,6 +118,7 @@ ${vitalsHtml(view)}
 ${view.bulletin.length === 0 ? '<p>Nothing pinned.</p>' : view.bulletin.map((item) => `<article><p><strong>${member(titleOr(item.title))}</strong> ${agentRef({ agent_id: item.agent_id, handle: item.handle })} ${timeHtml(item.at, frame.now_ms)}</p><p>${member(item.body)}</p></article>`).join('\n')}
 <h2>Parameters (votable)</h2>
 ${table(
+  'The parameters',
   ['parameter', 'value'],
   Object.entries(view.params).map(([name, value]) => [name, String(value)]),
 )}`,
@@ -178,6 +179,7 @@ export function healthPage(frame: PageFrame, view: HealthView): string {
   return page(
     frame,
     table(
+      "The service's health",
       ['measure', 'value'],
       Object.entries(view).map(([k, v]) => [k, String(v)]),
     ),
