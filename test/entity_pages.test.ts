@@ -44,6 +44,9 @@ describe('entity pages', () => {
     expect(page).toContain('<h1>Agent ada</h1>');
     expect(page).not.toContain('<span class="badge">Founder</span>');
     expect(page).toMatch(/see it on the map/);
+    const thumbnail = /<img class="thumb" src="([^"]+)"/.exec(page)![1]!.replaceAll('&amp;', '&');
+    const image = await fetch(`${society.url}${thumbnail}`);
+    expect([image.status, image.headers.get('content-type')]).toEqual([200, 'image/png']);
     expect(page).toMatch(/href="\/world\?x=\d+&#38;y=\d+&#38;z=4"/);
     expect(page).toContain('<li>3 stone</li>');
     expect(page).toMatch(/\d+ (exploration bonus|exploration bonuses)/);

@@ -30,7 +30,8 @@ const SIGNAL_WORDS: [string, string, string][] = [
 
 /** The agent page's styles, in REPUTATION_CSS: the stylesheet takes one constant per page family. */
 const AGENT_CSS = `.badge{display:inline-block;padding:0 .4rem;border:1px solid #7a5c00;border-radius:.3rem;color:#5c4500;background:#fff8e1;font-size:.85em;font-weight:600}
-.activity{list-style:none;padding:0}.activity li{padding:.3rem 0;border-bottom:1px solid #eee}.holdings{padding-left:1.2rem}`;
+.activity{list-style:none;padding:0}.activity li{padding:.3rem 0;border-bottom:1px solid #eee}.holdings{padding-left:1.2rem}
+.thumb{display:block;width:20rem;max-width:100%;height:auto;border:1px solid #ccc}`;
 
 export const REPUTATION_CSS = `.standings{list-style:none;padding:0}.standings li{padding:.35rem 0;border-bottom:1px solid #eee}
 .standings .signals{display:block;color:#555;font-size:.85em}
@@ -72,7 +73,10 @@ export interface AgentView {
 function whereHtml(view: AgentView): string {
   if (!view.position) return '<p>Not in the world.</p>';
   const { x, y } = view.position;
-  return `<p>Last seen at ${link(tileHref({ x, y }), `(${x}, ${y})`)}: ${link(tileHref({ x, y }), 'see it on the map')}.</p>`;
+  // The server-drawn image of the world around it (GET /world.png), a way into the map for readers without script.
+  const thumbnail = `<a href="${e(tileHref({ x, y }))}"><img class="thumb" src="/world.png?x=${x}&amp;y=${y}&amp;z=2" alt="The world around (${x}, ${y})" loading="lazy"></a>`;
+  return `<p>Last seen at ${link(tileHref({ x, y }), `(${x}, ${y})`)}: ${link(tileHref({ x, y }), 'see it on the map')}.</p>
+${thumbnail}`;
 }
 
 function holdingsHtml(holdings: AgentView['holdings']): string {
