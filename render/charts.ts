@@ -1,3 +1,4 @@
+import { plural } from './words.js';
 /*
  * Small charts drawn on the server as inline SVG: no script, no style attribute (the CSP
  * allows neither), presentation by SVG attributes and CSS classes. Each chart carries a
@@ -71,6 +72,11 @@ const COLUMN_SLOTS_MIN = 7;
 const COLUMN_TOP = 16;
 const COLUMN_AXIS = 75;
 
+/** What a chart counts, as one and as many ("1 member", "2 members"). */
+export type ChartUnit = readonly [one: string, many: string];
+
+const counted = (count: number, [one, many]: ChartUnit) => plural(count, one, many);
+
 /**
  * Columns over days (or any labelled points), with the first and last label under the axis
  * and the largest value above the columns. A `running` series is a total at each day's end
@@ -79,7 +85,7 @@ const COLUMN_AXIS = 75;
 export function columnChart(
   title: string,
   points: readonly { label: string; value: number }[],
-  unit: string,
+  unit: ChartUnit,
   { running = false }: { running?: boolean } = {},
 ): string {
   if (points.length === 0 || points.every((point) => point.value === 0))
@@ -89,22 +95,26 @@ export function columnChart(
   const bars = points
     .map((point, index) => {
       const bar = (point.value / max) * (COLUMN_AXIS - COLUMN_TOP);
-      return `<rect class="bar" x="${(index * step + step * 0.1).toFixed(1)}" y="${(COLUMN_AXIS - bar).toFixed(1)}" width="${(step * 0.8).toFixed(1)}" height="${bar.toFixed(1)}"><title>${escapeHtml(`${point.label}: ${point.value} ${unit}`)}</title></rect>`;
+      return `<rect class="bar" x="${(index * step + step * 0.1).toFixed(1)}" y="${(COLUMN_AXIS - bar).toFixed(1)}" width="${(step * 0.8).toFixed(1)}" height="${bar.toFixed(1)}"><title>${escapeHtml(`${point.label}: ${counted(point.value, unit)}`)}</title></rect>`;
     })
     .join('');
   const first = points[0]!;
   const last = points.at(-1)!;
   const day_labels = `<text x="0" y="88">${escapeHtml(first.label)}</text>${points.length > 1 ? `<text x="${WIDTH}" y="88" text-anchor="end">${escapeHtml(last.label)}</text>` : ''}`;
-  const axis = `<line class="axis" x1="0" x2="${WIDTH}" y1="${COLUMN_AXIS + 0.5}" y2="${COLUMN_AXIS + 0.5}"/>${day_labels}<text x="0" y="${COLUMN_TOP - 5}">${max} ${escapeHtml(unit)}</text>`;
+  const axis = `<line class="axis" x1="0" x2="${WIDTH}" y1="${COLUMN_AXIS + 0.5}" y2="${COLUMN_AXIS + 0.5}"/>${day_labels}<text x="0" y="${COLUMN_TOP - 5}">${escapeHtml(counted(max, unit))}</text>`;
   return described(title, columnSentence(points, unit, running), `${bars}${axis}`, 90);
 }
 
-function columnSentence(points: readonly { label: string; value: number }[], unit: string, running: boolean): string {
+function columnSentence(
+  points: readonly { label: string; value: number }[],
+  unit: ChartUnit,
+  running: boolean,
+): string {
   const first = points[0]!;
   const last = points.at(-1)!;
-  if (points.length === 1) return `${last.value} ${unit} on ${last.label}, one day so far`;
-  if (running) return `${last.value} ${unit} by ${last.label}, from ${first.value} on ${first.label}`;
+  if (points.length === 1) return `${counted(last.value, unit)} on ${last.label}, one day so far`;
+  if (running) return `${counted(last.value, unit)} by ${last.label}, from ${first.value} on ${first.label}`;
   const total = points.reduce((sum, point) => sum + point.value, 0);
   const max = Math.max(...points.map((point) => point.value));
-  return `${total} ${unit} from ${first.label} to ${last.label}; the most, ${max}, on ${points.find((point) => point.value === max)!.label}`;
+  return `${counted(total, unit)} from ${first.label} to ${last.label}; the most, ${max}, on ${points.find((point) => point.value === max)!.label}`;
 }

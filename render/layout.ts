@@ -1,3 +1,4 @@
+import { plural } from './words.js';
 import { escapeHtml } from './escape.js';
 import { OBSERVATION_NOTICE } from './notice.js';
 
@@ -25,17 +26,12 @@ export interface PageFrame {
   now_ms: number;
 }
 
-/** "1 member", "2 members". */
-function counted(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
 function railHtml(rail: Rail): string {
   const spans = [
-    counted(rail.members, 'member', 'members'),
-    counted(rail.motions_open, 'motion open', 'motions open'),
-    counted(rail.dispatches, 'dispatch', 'dispatches'),
-    counted(rail.ledger_entries, 'ledger entry', 'ledger entries'),
+    plural(rail.members, 'member'),
+    plural(rail.motions_open, 'motion open', 'motions open'),
+    plural(rail.dispatches, 'dispatch', 'dispatches'),
+    plural(rail.ledger_entries, 'ledger entry', 'ledger entries'),
   ];
   // Labelled: the watchers line is an aside too, and two landmarks of one kind need names apart.
   return `<aside class="rail" aria-label="The society in numbers">${spans.map((text) => `<span>${text}</span>`).join(' ')}</aside>`;

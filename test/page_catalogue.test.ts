@@ -1,3 +1,4 @@
+import { plural } from '../render/words.js';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { markdownTwin, PAGE_CATALOGUE, type PageDefinition } from '../api/pages/page_catalogue.js';
@@ -78,7 +79,7 @@ async function factsByPage(): Promise<Record<string, string[]>> {
   return {
     '/society': [`${status.members_active}`, status.ledger.hash, BULLETIN_TITLE, BULLETIN_BODY, wren.id],
     '/world': [
-      `${state.world.agents.size} members; ${revealedChunks(state.world).length} of its 1,024 chunks hold revealed tiles`,
+      `${plural(state.world.agents.size, 'member')}; ${revealedChunks(state.world).length} of its 1,024 chunks hold revealed tiles`,
       wren.id,
     ],
     '/motions': [motion_id, MOTION_TITLE],
@@ -88,10 +89,11 @@ async function factsByPage(): Promise<Record<string, string[]>> {
     '/aether': [MESSAGE, wren.id],
     '/dispatches': [`Dispatch ${dispatch.dispatch_id}`, motion_id],
     '/reputation': leaderboard.map((row) => row.agent_id),
+    '/agents/{agent_id}': ['wren', wren.id, 'Standing'],
     // The newest entry is wren's message: a sentence naming wren by handle beside its id.
     '/ledger': [`#${status.ledger.seq}`, 'wren', wren.id, `sent message #`],
     '/ledger/{seq}': ['society_founded', 'The society', 'was founded'],
-    '/treasury': [`${status.members_active} active members`, status.payments],
+    '/treasury': [plural(status.members_active, 'active member'), status.payments],
     '/health-page': [status.started_at, status.engine.clock, `${status.ledger.seq}`],
   };
 }
@@ -122,7 +124,7 @@ describe('the page catalogue', () => {
       expect([page.status, page.headers.get('content-type')], path).toEqual([404, 'text/html; charset=utf-8']);
     }
     // Only a page with a twin answers `.md`.
-    expect((await request(url, `/agents/${wren.id}.md`)).status).toBe(404);
+    expect((await request(url, '/for-agents.md')).status).toBe(404);
   });
 
   it("parses a page's arguments as the reads do: a path value its schema refuses is the 404 page, a bad query the 422 page", async () => {

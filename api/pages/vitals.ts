@@ -47,7 +47,8 @@ export class Vitals {
     const vitals = this.days.get(day) ?? { entries: 0, acts: 0, registrations: 0 };
     vitals.entries += 1;
     if (entry.proof) vitals.acts += 1;
-    if (entry.event_type === 'agent_registered') vitals.registrations += 1;
+    // Members as the page counts them: the Founder registers at genesis but is not a member.
+    if (entry.event_type === 'agent_registered' && entry.data.role !== 'founder') vitals.registrations += 1;
     this.days.set(day, vitals);
     const ap = entry.data.ap_spent;
     if (typeof ap === 'number' && ap > 0) {

@@ -1,3 +1,4 @@
+import { plural } from '../words.js';
 import { markdown, mdAgent, mdTable } from './blocks.js';
 import type { WorldView } from '../pages/world_page.js';
 
@@ -13,7 +14,7 @@ export function worldMarkdown(view: WorldView): string {
   const roads = built.roads.map((road) => `(${road.x}, ${road.y})`).join(', ');
   const cut = [built.truncated.masts ? 'masts' : '', built.truncated.roads ? 'roads' : ''].filter(Boolean);
   return markdown('The world', [
-    `The plane is 2048 x 2048 tiles. ${view.members.length} members; ${view.chunks.length} of its 1,024 chunks hold revealed tiles. The map is at /world.`,
+    `The plane is 2048 x 2048 tiles. ${plural(view.members.length, 'member')}; ${view.chunks.length} of its 1,024 chunks hold revealed tiles. The map is at /world.`,
     '',
     '## Members',
     '',

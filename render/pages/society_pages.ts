@@ -62,18 +62,20 @@ ${counting ? `<p class="legend">Still counting the ledger: ${counting.folded} of
 <h3>Members</h3>${columnChart(
     'Members, by the end of each day',
     days.map((d) => ({ label: short(d.day), value: d.members })),
-    'members',
+    ['member', 'members'],
+    { running: true },
   )}
 <h3>Acts a day</h3>${columnChart(
     'Signed acts a day',
     days.map((d) => ({ label: short(d.day), value: d.acts })),
-    'acts',
+    ['act', 'acts'],
   )}
 <h3>Motions by outcome</h3>${any_motion ? segmentedBar('Motions by status', motions) : '<p class="legend">Motions by status: no motion yet.</p>'}
 <h3>Ledger growth</h3>${columnChart(
     'Ledger entries, by the end of each day',
     days.map((d) => ({ label: short(d.day), value: d.entries })),
-    'entries',
+    ['entry', 'entries'],
+    { running: true },
   )}
 <h3>AP spent, by biome</h3>${biomes.length > 0 ? segmentedBar('AP spent by biome', biomes) : '<p class="legend">AP spent by biome: no data yet.</p>'}
 </section>`;
@@ -175,13 +177,21 @@ export interface HealthView {
   started_at: string;
 }
 
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/;
+
+function healthValueHtml(value: string): string {
+  return ISO_TIME.test(value) ? `<time datetime="${e(value)}">${e(value)}</time>` : e(value);
+}
+
 export function healthPage(frame: PageFrame, view: HealthView): string {
   return page(
     frame,
     table(
       "The service's health",
       ['measure', 'value'],
-      Object.entries(view).map(([k, v]) => [k, String(v)]),
+      // Times as <time>, which the layout keeps whole; the value column is raw HTML, so every value is escaped here.
+      Object.entries(view).map(([k, v]) => [k, healthValueHtml(String(v))]),
+      [1],
     ),
   );
 }

@@ -1,3 +1,4 @@
+import { plural } from '../words.js';
 import { BIOMES, BLOCKS } from '../../engine/world/materials.js';
 import type { StructuresView } from '../../engine/world/structures.js';
 import { page, type PageFrame } from '../layout.js';
@@ -79,10 +80,6 @@ function legend(): string {
 <h3>Members and structures</h3><ul>${structures.join('')}</ul></section>`;
 }
 
-function counted(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
 function membersList(members: WorldMember[]): string {
   if (members.length === 0) return '<p>No members yet.</p>';
   const items = members
@@ -111,10 +108,10 @@ function structuresSummary(built: StructuresView): string {
     ? `the Aether Hub on mast ${built.hub.relay_id} at ${link(permalink({ x: built.hub.x, y: built.hub.y, z: 4 }), `(${built.hub.x}, ${built.hub.y})`)}`
     : 'no Aether Hub yet';
   return [
-    `${countLink(built.masts, counted(built.masts.length, 'relay mast', 'relay masts'))}${where}`,
-    counted(built.links.length, 'link', 'links'),
+    `${countLink(built.masts, plural(built.masts.length, 'relay mast', 'relay masts'))}${where}`,
+    plural(built.links.length, 'link', 'links'),
     hub,
-    countLink(built.roads, counted(built.roads.length, 'road tile', 'road tiles')),
+    countLink(built.roads, plural(built.roads.length, 'road tile', 'road tiles')),
   ].join(', ');
 }
 
@@ -123,7 +120,7 @@ function busiestList(members: WorldMember[]): string {
   if (places.length === 0) return '<p>Nobody stands on a revealed tile yet.</p>';
   const items = places.map(
     ({ view, members: count }) =>
-      `<li>${counted(count, 'member', 'members')} around (${view.x}, ${view.y}): ${link(permalink(view), 'on the map')}, ${link(imageLink(view), 'as an image')}</li>`,
+      `<li>${plural(count, 'member', 'members')} around (${view.x}, ${view.y}): ${link(permalink(view), 'on the map')}, ${link(imageLink(view), 'as an image')}</li>`,
   );
   return `<ul>${items.join('')}</ul>`;
 }
@@ -150,7 +147,7 @@ export function worldPage(frame: PageFrame, view: WorldView): string {
 <p id="map-status" class="map-status" aria-live="polite" hidden>Loading the map…</p>
 <p><a id="map-permalink" href="${e(here)}">Link to this view</a> · ${link('/world.png', 'the whole world as an image')}</p>
 <noscript><p>Without JavaScript the map is an image drawn by the server, new on each reload; the busiest places below link to closer images.</p></noscript>
-<p>The plane is 2048 x 2048 tiles. ${counted(view.members.length, 'member', 'members')}; ${view.chunks.length} of its 1,024 chunks hold revealed tiles; built so far: ${structuresSummary(view.structures)}. The map only watches: it reads the public world routes and refreshes every 15 seconds.</p>
+<p>The plane is 2048 x 2048 tiles. ${plural(view.members.length, 'member', 'members')}; ${view.chunks.length} of its 1,024 chunks hold revealed tiles; built so far: ${structuresSummary(view.structures)}. The map only watches: it reads the public world routes and refreshes every 15 seconds.</p>
 <h2>Busiest places</h2>
 ${busiestList(view.members)}
 <h2>How to look around</h2>
