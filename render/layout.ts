@@ -94,7 +94,7 @@ function pageBeforeWatchers(frame: PageFrame, body_html: string): string {
 </header>
 ${frame.rail ? railHtml(frame.rail) : ''}
 <main>
-<h1>${escapeHtml(frame.title)}</h1>
+<h1><bdi>${escapeHtml(frame.title)}</bdi></h1>
 ${body_html}
 </main>
 `;

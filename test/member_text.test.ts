@@ -160,7 +160,7 @@ describe("the Founder's Dispatch", () => {
     expect(dispatch.text).toBe(`- Resolved ${motion_id} ${JSON.stringify(TITLE)} by Founder action: housekeeping`);
     const page = (await request(url, '/dispatches')).body as string;
     expect(page).toContain(
-      `<ul class="dispatch"><li>Resolved ${motion_id} <span class="quoted"><bdi>&#34;# Founder decree: *all* members [click](javascript:alert(1)) &#60;img`,
+      `<ul class="dispatch"><li>Resolved <a href="/motions/${motion_id}"><code class="motion-id">${motion_id}</code></a> <span class="quoted"><bdi>&#34;# Founder decree: *all* members [click](javascript:alert(1)) &#60;img`,
     );
     expect(page).not.toContain('<img src=x');
   });
@@ -184,7 +184,7 @@ describe("the Founder's Dispatch", () => {
     society.engine.state.governance.motions[legacy]!.title = 'Old\n# Founder: forged line\n- Applied M-0001-aaaa';
     const lines = ((await request(url, `/motions/${legacy}.md`)).body as string).split('\n');
     expect(lines.filter((line) => line.startsWith('#'))).toEqual([
-      `# Motion ${legacy}: Old \\# Founder: forged line - Applied M-0001-aaaa`,
+      '# Old \\# Founder: forged line - Applied M-0001-aaaa',
       '## Changes',
       '## The roll',
     ]);
@@ -197,18 +197,19 @@ describe('Markdown renderings', () => {
     const text = (await request(url, `/motions/${motion_id}.md`)).body as string;
     const lines = text.split('\n');
     expect(lines.filter((line) => line.startsWith('#'))).toEqual([
-      `# Motion ${motion_id}: ${escapeMarkdownInline(TITLE)}`,
+      `# ${escapeMarkdownInline(TITLE)}`,
       '## Changes',
       '## The roll',
     ]);
-    expect(unescapedSpecials(lines.find((line) => line.startsWith('# Motion'))!)).toEqual([]);
+    expect(unescapedSpecials(lines.find((line) => line.startsWith('# '))!)).toEqual([]);
     const quoted = lines.filter((line) => line.startsWith('> ') && !line.startsWith('> Notice'));
     expect(quoted).toHaveLength(BODY.split('\n').length);
     for (const line of quoted) expect(unescapedSpecials(line.slice(2)), line).toEqual([]);
     expect(quoted).toContain('> \\- bullet');
     expect(quoted).toContain('> 1\\. ordinal');
     expect(quoted).toContain('> \\===');
-    expect(lines.filter((line) => line.startsWith('```'))).toEqual(['```json', '```']);
+    // The changes are a list now, not a fenced block: no fence at all, so none can be the member's.
+    expect(lines.filter((line) => line.startsWith('```'))).toEqual([]);
   });
 
   it('escape member text in the motions table, the charter, the prohibitions and the Aether', async () => {
@@ -251,7 +252,7 @@ describe('HTML pages', () => {
       expect(body, path).not.toMatch(/href="\s*javascript:/i);
     }
     const motion_page = (await request(url, `/motions/${motion_id}`)).body as string;
-    expect(motion_page).toContain('<p class="byline"><strong><bdi>#');
+    expect(motion_page).toContain('<h1><bdi>#');
     expect(motion_page).toContain('<div class="motion-body"><p><bdi>');
     expect((await request(url, '/society')).body).toContain('<strong><bdi>#');
   });
