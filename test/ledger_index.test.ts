@@ -33,7 +33,7 @@ function syntheticLedger(count: number): {
 }
 
 function contextOf(reader: LedgerReader): ReadContext {
-  const state = { ledger_revision: 0, agents: new Map() } as unknown as SocietyState;
+  const state = { ledger_revision: 0, agents: new Map(), governance: { motions: {} } } as unknown as SocietyState;
   return { state, at_ms: 0, ledger: reader } as unknown as ReadContext;
 }
 
