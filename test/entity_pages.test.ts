@@ -41,7 +41,7 @@ describe('entity pages', () => {
 
   it("shows an agent's role, place, standing in words, holdings and recent activity, its titles escaped", async () => {
     const page = await html(`/agents/${ada.id}`);
-    expect(page).toContain('<h1>Agent ada</h1>');
+    expect(page).toContain('<h1><bdi>Agent ada</bdi></h1>');
     expect(page).not.toContain('<span class="badge">Founder</span>');
     expect(page).toMatch(/see it on the map/);
     const thumbnail = /<img class="thumb" src="([^"]+)"/.exec(page)![1]!.replaceAll('&amp;', '&');
@@ -120,7 +120,7 @@ describe('entity pages', () => {
     const list = await html('/motions');
     expect(list).toContain(`<a href="/motions/${motion_id}"><strong><bdi>&#60;img`);
     const motion = await html(`/motions/${motion_id}`);
-    expect(motion).toContain('<h1>&#60;img src=x onerror=&#34;window.pwned=1&#34;&#62;Mill</h1>');
+    expect(motion).toContain('<h1><bdi>&#60;img src=x onerror=&#34;window.pwned=1&#34;&#62;Mill</bdi></h1>');
     expect(motion).toContain('the Founder resolved it: housekeeping');
   });
 });

@@ -98,7 +98,7 @@ describe('the motion page', () => {
     const changes = [{ op: 'enable_module', module_id: 'library', description: 'Books <b>for all</b>' }];
     const motion_id = await propose(hostile, changes);
     const html = await pageOf(motion_id);
-    expect(html).toContain('<h1>&#60;img src=x onerror=&#34;window.pwned=1&#34;&#62; Roads</h1>');
+    expect(html).toContain('<h1><bdi>&#60;img src=x onerror=&#34;window.pwned=1&#34;&#62; Roads</bdi></h1>');
     expect(html).toContain(`<title>&#60;img src=x`);
     expect(html).not.toContain('<img src=x');
     expect(html).toContain(`<p class="byline">Motion <code>${motion_id}</code>, filed by`);
