@@ -150,9 +150,10 @@ export function createApp(deps: AppDeps): TesseraApp {
   const payment_deps = { engine: deps.engine, authenticator, processor: deps.processor, report: deps.report };
   mountMembershipRoutes(router, payment_deps);
   const watchers = new Watchers(deps.clock);
-  const observer_deps = { engine: deps.engine, store: deps.store, processor: deps.processor, watchers, log: deps.log };
+  const site = { engine: deps.engine, store: deps.store, watchers, public_url: deps.public_url };
+  const observer_deps = { ...site, processor: deps.processor, log: deps.log };
   mountObserverRoutes(router, observer_deps);
-  const frame_deps = { engine: deps.engine, store: deps.store, watchers, read: contextOf };
+  const frame_deps = { ...site, read: contextOf };
   const page_deps = { ...frame_deps, state_pages: new StatePages(frame_deps) };
   mountMachineRoutes(router, { engine: deps.engine, public_url: deps.public_url, read: contextOf });
   const read_limit = readLimit(deps.read_limits, deps.clock);

@@ -20,6 +20,11 @@ export function readContextOf(
     at_ms: deps.clock(),
     ledger,
     chunks: deps.chunks,
-    host: { started_at_ms: deps.started_at_ms, queue_depth: engine.queue_depth, log: () => deps.transparency.head() },
+    host: {
+      started_at_ms: deps.started_at_ms,
+      queue_depth: engine.queue_depth,
+      log: () => deps.transparency.head(),
+      receipt: (seq) => deps.transparency.receipt(seq),
+    },
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RefusalCode } from './refusals.js';
 import type { LedgerHead, SocietyState } from './state.js';
 import type { EpochMs } from './time.js';
+import type { Receipt } from '../client/tlog/receipt.js';
 
 /** A moment as every answer writes it (engine/time.ts isoAt): UTC, milliseconds, offset +00:00. */
 export const IsoTime = z.iso.datetime({ offset: true, precision: 3 });
@@ -51,6 +52,8 @@ export interface ReadContext {
     readonly queue_depth: number;
     /** Asked for only by the reads that show it: it may sign a checkpoint. */
     log(): LogHead;
+    /** An entry's receipt (its inclusion proof to the newest checkpoint), or undefined before a checkpoint covers it. */
+    receipt(seq: number): Receipt | undefined;
   };
 }
 

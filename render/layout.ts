@@ -24,6 +24,26 @@ export interface PageFrame {
   watchers?: string[];
   /** When the page is made: relative times ("5 minutes ago") count from here. */
   now_ms: number;
+  /** The society's public URL, for the links in the head that must be absolute (a preview image). */
+  site_url?: string;
+  /** The image a link preview shows for the page (Open Graph): a path on this site, its size and its words. */
+  preview_image?: { path: string; width_px: number; height_px: number; alt: string };
+}
+
+/** The Open Graph lines of a page with a preview image: what a chat or a social site shows for a pasted link. */
+function previewHtml(frame: PageFrame): string {
+  const image = frame.preview_image;
+  if (image === undefined) return '';
+  const url = (frame.site_url ?? '') + image.path;
+  return [
+    `<meta property="og:title" content="${escapeHtml(frame.title)}">`,
+    `<meta property="og:type" content="website">`,
+    `<meta property="og:image" content="${escapeHtml(url)}">`,
+    `<meta property="og:image:width" content="${image.width_px}"><meta property="og:image:height" content="${image.height_px}">`,
+    `<meta property="og:image:alt" content="${escapeHtml(image.alt)}">`,
+    '<meta name="twitter:card" content="summary_large_image">',
+    '',
+  ].join('\n');
 }
 
 function railHtml(rail: Rail): string {
@@ -86,7 +106,7 @@ function pageBeforeWatchers(frame: PageFrame, body_html: string): string {
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(frame.title)}</title>
 <link rel="stylesheet" href="/assets/site.css"><link rel="icon" href="/favicon.svg" type="image/svg+xml">
-</head>
+${previewHtml(frame)}</head>
 <body>
 <header>
 <p class="notice" role="note">${escapeHtml(OBSERVATION_NOTICE)}</p>

@@ -3,6 +3,10 @@ import { join as joinPath } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proofStatus } from '../api/pages/views/ledger.js';
+import { inclusionPathOf } from '../api/pages/views/inclusion_path.js';
+import type { Receipt } from '../client/tlog/receipt.js';
+import { toBase64 } from '../client/tlog/base64.js';
+import { nobleHasher } from '../client/tlog/hasher.js';
 import type { WireEntry } from '../client/ledger_check.js';
 import {
   BOOKKEEPING_EVENTS,
@@ -115,7 +119,7 @@ describe('the ledger explorer', () => {
   it('answers a bad filter with the 422 page naming it', async () => {
     const bad = await request(society.url, '/ledger?type=Not%20a%20type');
     expect(bad.status).toBe(422);
-    expect(bad.body).toContain('The query value type cannot be used');
+    expect(bad.body).toContain('The query value type (Not a type) must be an event type.');
   });
 
   it('shows an entry with its sentence, its fields and whether its signature verifies, checked as the page is made', async () => {
@@ -140,6 +144,36 @@ describe('the ledger explorer', () => {
     expect((await request(society.url, `/ledger/${follow_up.seq}`)).body).toContain('no proof of its own');
     const twin = (await request(society.url, `/ledger/${post.seq}.md`)).body as string;
     expect(twin).toContain('proof: valid');
+  });
+
+  it("draws the entry's receipt from its leaf to the signed root, each step recomputed, and says so when a proof is wrong", async () => {
+    const seq = 5;
+    const receipt = (await request(society.url, `/log/receipt/${seq}`)).body as Receipt;
+    const root = receipt.checkpoint.split('\n')[2]!;
+    const html = (await request(society.url, `/ledger/${seq}`)).body as string;
+    const drawn = /<ol class="inclusion"[^>]*>([^]*?)<\/ol>/.exec(html)![1]!;
+    const steps = drawn.match(/<li>Step \d+:[^]*?<\/li>/g) ?? [];
+    expect(steps).toHaveLength(receipt.inclusion_proof.length);
+    receipt.inclusion_proof.forEach((sibling, at) =>
+      expect(steps[at], `step ${at + 1}`).toContain(`class="sibling" title="${sibling}"`),
+    );
+    const leaf = toBase64(nobleHasher.leaf(new TextEncoder().encode(receipt.entry)));
+    expect(drawn).toContain(`The leaf: SHA-256 of a zero byte and the entry, <code>${leaf}</code>`);
+    expect(drawn).toContain(`That is the checkpoint's root <code>${root}</code>: the entry is in the log.`);
+    expect(html).toContain(`Leaf ${seq - 1} of the tree of`);
+
+    const path = inclusionPathOf(receipt)!;
+    expect(path.reaches_root).toBe(true);
+    expect(path.steps.at(-1)?.parent ?? path.leaf_hash).toBe(root);
+    // A proof hash changed: the path no longer reaches the root, and the page would say so.
+    const tampered = {
+      ...receipt,
+      inclusion_proof: receipt.inclusion_proof.map((hash, at) => (at === 0 ? root : hash)),
+    };
+    expect(inclusionPathOf(tampered)!.reaches_root).toBe(false);
+    expect(inclusionPathOf({ ...receipt, inclusion_proof: [...receipt.inclusion_proof, root] })).toBeNull();
+    const twin = (await request(society.url, `/ledger/${seq}.md`)).body as string;
+    expect(twin).toContain(`reaches the root \`${root}\` in ${receipt.inclusion_proof.length} step`);
   });
 
   describe.skipIf(!chromiumPath)('in Chromium', () => {

@@ -134,7 +134,7 @@ describe('the page catalogue', () => {
     }
     const bad = await request(url, '/ledger?before=abc');
     expect([bad.status, bad.headers.get('content-type')]).toEqual([422, 'text/html; charset=utf-8']);
-    expect(bad.body).toContain('The query value before cannot be used');
+    expect(bad.body).toContain('The query value before (abc) must be an integer.');
     expect((await request(url, '/ledger?before=2')).status).toBe(200);
     expect((await request(url, '/ledger?before=2&utm_source=x')).status).toBe(200);
   });

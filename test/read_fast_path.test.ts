@@ -41,7 +41,7 @@ function contextNow(): ReadContext {
     at_ms: society.now(),
     ledger: ledgerReaderOf(society.store),
     chunks: undefined as never,
-    host: { started_at_ms: 0, queue_depth: 0, log: () => undefined as never },
+    host: { started_at_ms: 0, queue_depth: 0, log: () => undefined as never, receipt: () => undefined },
   };
 }
 

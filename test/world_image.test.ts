@@ -143,6 +143,22 @@ describe('GET /world.png', () => {
     expect(changed.headers.get('etag')).not.toBe(etag);
   });
 
+  it("is the /world page's link preview: an absolute og:image of the view asked for, which answers an image", async () => {
+    const html = await (await fetch(`${society.url}/world?x=1000&y=1010&z=2`)).text();
+    const head = html.slice(0, html.indexOf('</head>'));
+    const image = /<meta property="og:image" content="([^"]+)">/.exec(head)?.[1]?.replaceAll('&#38;', '&');
+    expect(image).toMatch(/^https?:\/\/[^/]+\/world\.png\?x=1000&y=1010&z=2$/);
+    expect(head).toContain(`<meta property="og:image:width" content="${WORLD_IMAGE_WIDTH_PX}">`);
+    expect(head).toMatch(/<meta property="og:image:alt" content="The revealed world drawn by the server/);
+    const answer = await fetch(`${society.url}${new URL(image!).pathname}${new URL(image!).search}`);
+    expect([answer.status, answer.headers.get('content-type')]).toEqual([200, 'image/png']);
+    // Only the world has a preview image; other pages carry no Open Graph lines.
+    expect(await (await fetch(`${society.url}/ledger`)).text()).not.toContain('og:image');
+    // The page's own 422 for the same bad value says the bound in words.
+    const refused = await (await fetch(`${society.url}/world?z=99`)).text();
+    expect(refused).toContain('The query value z (99) must be at most 5.');
+  });
+
   it('refuses a view it cannot draw with 422, naming the value', async () => {
     for (const query of ['?z=6', '?z=-3', '?x=2048', '?x=-1', '?y=abc', '?x=1.5']) {
       const answer = await get(query);

@@ -10,6 +10,8 @@ export interface FrameDeps {
   engine: Engine;
   store: LmdbStore;
   watchers: Watchers;
+  /** The society's public URL: what a page's head links absolutely (its preview image). */
+  public_url: string;
 }
 
 /** The rail's four numbers: the society_standing read's view (GET /api/v1/standing). */
@@ -28,7 +30,15 @@ export function pageFrame(
   now_ms: number = Date.now(),
 ): PageFrame & { visitor_id: string } {
   const { visitor_id, watchers } = pageVisitor(deps, ctx);
-  return { title, nav: NAV_LINKS, now_ms, visitor_id, rail: railOf(deps.engine, deps.store), watchers };
+  return {
+    title,
+    nav: NAV_LINKS,
+    now_ms,
+    visitor_id,
+    rail: railOf(deps.engine, deps.store),
+    watchers,
+    site_url: deps.public_url,
+  };
 }
 
 /**

@@ -59,6 +59,8 @@ export interface PageDefinition<V = unknown, A = Record<string, unknown>> {
   args?: z.ZodObject;
   /** What the page shows (the parsed `args`), or null: nothing by that path. */
   view: (context: ReadContext, args: A) => V | null;
+  /** Where the page sends a request instead of answering it (303), or null to answer; checked before the view. */
+  redirect?: (context: ReadContext, args: A) => string | null;
   /**
    * For a page without args whose HTML (all but the watchers line) follows from the state
    * between ticks and the ledger's head alone, never from the time of the request: when this
@@ -248,6 +250,7 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
       bookkeeping: z.enum(['shown', 'hidden']).optional().describe('Show the bookkeeping entries (hidden by default)'),
     }),
     view: views.ledgerView,
+    redirect: views.ledgerSearchRedirect,
     html: ledgerPage,
     markdown: ledgerMarkdown,
   }),

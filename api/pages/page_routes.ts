@@ -2,6 +2,7 @@ import type { Routes } from '../routes.js';
 import type { Context } from 'koa';
 import { FAVICON_SVG, PAGE_END, watchersHtml, wayOnPage } from '../../render/layout.js';
 import { SITE_CSS } from '../../render/site_css.js';
+import { refusedValueSentence } from '../../render/query_words.js';
 import { MAP_SCRIPT } from '../../render/map_script.js';
 import { z } from 'zod';
 import { routeArgsParser } from '../read_mount.js';
@@ -50,7 +51,7 @@ export function mountPageRoutes(router: Routes, deps: PageDeps): void {
  * API's JSON. The link back, the first way on, drops the query.
  */
 function badQuery(ctx: Context, deps: PageDeps, error: ValidationError, as_markdown: boolean): void {
-  const lines = error.detail.map((item) => `The query value ${String(item.loc.at(-1))} cannot be used: ${item.msg}.`);
+  const lines = error.detail.map((item) => refusedValueSentence(item, ctx.query[String(item.loc.at(-1))]));
   ctx.status = 422;
   if (as_markdown) {
     ctx.type = 'text/plain; charset=utf-8';
@@ -91,6 +92,12 @@ function mountPage(router: Routes, deps: PageDeps, page: PageDefinition): void {
       throw error;
     }
     const context = deps.read();
+    const elsewhere = page.redirect?.(context, args) ?? null;
+    if (elsewhere !== null) {
+      ctx.redirect(as_markdown ? elsewhere + MARKDOWN_SUFFIX : elsewhere);
+      ctx.status = 303;
+      return;
+    }
     const view = page.view(context, args);
     if (view === null) {
       notFound(ctx);

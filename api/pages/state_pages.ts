@@ -64,6 +64,7 @@ export class StatePages {
       nav: NAV_LINKS,
       now_ms: context.at_ms,
       rail: railOf(this.deps.engine, this.deps.store),
+      site_url: this.deps.public_url,
     };
     const html = page.html(frame, view);
     // A page without a watchers line ends with PAGE_END (render/layout.ts page); anything else is a bug.

@@ -27,15 +27,40 @@ export function rootFromInclusion(
   leaf_hash: Hash,
   proof: readonly Hash[],
 ): Hash | undefined {
+  const steps = inclusionSteps(hasher, leaf_index, tree_size, leaf_hash, proof);
+  return steps === undefined ? undefined : (steps.at(-1)?.parent ?? leaf_hash);
+}
+
+/** One step up an inclusion path: the proof's hash joined to the running one, on its left or right, and the parent made. */
+export interface InclusionStep {
+  sibling: Hash;
+  sibling_side: 'left' | 'right';
+  parent: Hash;
+}
+
+/**
+ * The path from a leaf to the root, one step per proof hash (what a page draws), or
+ * undefined when the proof has the wrong shape for the sizes. The last parent is the root;
+ * a tree of one leaf has no steps and its leaf is its root.
+ */
+export function inclusionSteps(
+  hasher: Hasher,
+  leaf_index: number,
+  tree_size: number,
+  leaf_hash: Hash,
+  proof: readonly Hash[],
+): InclusionStep[] | undefined {
   if (!isSize(leaf_index) || !isSize(tree_size) || leaf_index >= tree_size) return undefined;
   if (leaf_hash.length !== HASH_BYTES || !proof.every(isHash)) return undefined;
   let fn = leaf_index;
   let sn = tree_size - 1;
   let r = leaf_hash;
+  const steps: InclusionStep[] = [];
   for (const p of proof) {
     if (sn === 0) return undefined;
     if (fn % 2 === 1 || fn === sn) {
       r = hasher.node(p, r);
+      steps.push({ sibling: p, sibling_side: 'left', parent: r });
       if (fn % 2 === 0) {
         while (fn % 2 === 0 && fn !== 0) {
           fn = Math.floor(fn / 2);
@@ -44,11 +69,12 @@ export function rootFromInclusion(
       }
     } else {
       r = hasher.node(r, p);
+      steps.push({ sibling: p, sibling_side: 'right', parent: r });
     }
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
   }
-  return sn === 0 ? r : undefined;
+  return sn === 0 ? steps : undefined;
 }
 
 /**

@@ -2,7 +2,10 @@ import { TILE_COUNT, WORLD_SIZE, tileIndex } from './geometry.js';
 import { AIR, BIOME_WATER, RELIC, STONE, WATER } from './materials.js';
 import { FractalField, hashString, unit3 } from './noise.js';
 
-/** Water stands at z 19 over a floor at z 17 (z 18 and 19 are water, a fluid, not blocks). */
+/**
+ * Water stands at z 19 over a floor at z 17 (z 18 and 19 are water, a fluid, not blocks). The
+ * specification observed z 18 as air; docs/world.md says why it is water here.
+ */
 export const WATER_SURFACE_Z = 19;
 export const WATER_FLOOR_Z = 17;
 /** Obsidian below this z everywhere: the deep layer. */

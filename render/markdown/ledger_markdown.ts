@@ -23,8 +23,6 @@ function searchMarkdown(view: LedgerView): string[] {
       `Nothing on the ledger goes by “${escapeMarkdownInline(search.q)}”: no agent, event type, motion or entry by that name.`,
       '',
     ];
-  if ('seq' in search.found)
-    return [`Entry ${search.found.seq} is the first row below: /ledger/${search.found.seq}.md`, ''];
   return [`Showing what “${escapeMarkdownInline(search.q)}” names.`, ''];
 }
 
@@ -60,6 +58,13 @@ function fieldText(value: unknown): string {
   return escapeMarkdownInline(JSON.stringify(value) ?? 'none');
 }
 
+/** The receipt's path in one sentence: the page draws it step by step. */
+function inclusionMarkdown(view: LedgerEntryView): string {
+  const path = view.inclusion;
+  if (path === null) return 'No signed checkpoint covers this entry yet.';
+  return `In the transparency log: leaf ${path.leaf_index} of the checkpoint of ${path.checkpoint.size} (${path.checkpoint.origin}); the leaf hash \`${path.leaf_hash}\` reaches the root \`${path.checkpoint.root_hash}\` in ${plural(path.steps.length, 'step')}${path.reaches_root ? '' : ' (it does not: the receipt is wrong)'}.`;
+}
+
 export function ledgerEntryMarkdown(view: LedgerEntryView, now_ms: number): string {
   return markdown(`Ledger entry ${view.seq}`, [
     `${entrySentenceMarkdown(view)}, ${timeText(view.at, now_ms)}.`,
@@ -71,6 +76,8 @@ export function ledgerEntryMarkdown(view: LedgerEntryView, now_ms: number): stri
     ...Object.entries(view.data).map(([key, value]) => `- ${key.replaceAll('_', ' ')}: ${fieldText(value)}`),
     '',
     `Hash \`${view.hash}\`, after \`${view.prev_hash}\`${view.previous === null ? '' : ` (entry ${view.previous}: /ledger/${view.previous}.md)`}.`,
+    '',
+    inclusionMarkdown(view),
     '',
     '```json',
     view.json,

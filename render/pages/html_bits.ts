@@ -31,15 +31,6 @@ export function link(href: string, text: string): string {
   return `<a href="${e(href)}">${e(text)}</a>`;
 }
 
-export function pre(text: string): string {
-  return `<pre>${e(text)}</pre>`;
-}
-
-/** A member's multi-line text, kept as written, isolated like every other member text. */
-export function memberPre(text: string): string {
-  return `<pre>${member(text)}</pre>`;
-}
-
 /** An agent as the pages name it: its handle (null for an id nobody registered) beside its id. */
 export interface AgentName {
   agent_id: string;

@@ -1,4 +1,4 @@
-import { page, type PageFrame } from '../layout.js';
+import { codeBlock, page, type PageFrame } from '../layout.js';
 import { BOOKKEEPING_EVENTS, KNOWN_EVENT_TYPES, type SentencePart } from '../ledger_sentences.js';
 import { sentenceHtml, type NameOf, type TitleOf } from '../sentence_text.js';
 import { timeHtml } from '../time.js';
@@ -26,7 +26,8 @@ export interface LedgerFilters {
 /** The search box's words and what they name: an entry, or a filter of the explorer; null for nothing. */
 export interface LedgerSearch {
   q: string;
-  found: { seq: number } | { type: string } | { actor: string } | { motion: string } | null;
+  /** What the words name (a seq never gets here: the box sends it to the entry's page). */
+  found: { type: string } | { actor: string } | { motion: string } | null;
 }
 
 export interface LedgerView {
@@ -63,6 +64,19 @@ export interface LedgerEntryView extends ListedEntry {
   signed_before: number | null;
   previous: number | null;
   next: number | null;
+  /** The transparency-log receipt as a path from the entry's leaf to a signed root. */
+  inclusion: InclusionPath | null;
+}
+
+/** An entry's receipt as a page draws it: from the entry's leaf hash, one step per proof hash, up to the checkpoint's root. */
+export interface InclusionPath {
+  leaf_index: number;
+  /** SHA-256(0x00 || the entry's bytes), base64 as in the checkpoint. */
+  leaf_hash: string;
+  steps: { sibling: string; sibling_side: 'left' | 'right'; parent: string }[];
+  checkpoint: { origin: string; size: number; root_hash: string };
+  /** Whether the last step's hash is the checkpoint's root (it always is for the log's own receipt). */
+  reaches_root: boolean;
 }
 
 export const LEDGER_CSS = `.ledger{list-style:none;padding:0}.ledger li{padding:.35rem 0;border-bottom:1px solid #eee}
@@ -73,7 +87,10 @@ export const LEDGER_CSS = `.ledger{list-style:none;padding:0}.ledger li{padding:
 details pre{overflow-x:auto;max-width:100%}.data{margin:.2rem 0;padding-left:1.2rem}.data .key{color:#555}
 .motion-id{font-size:.85em}.search{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:.6rem 0}
 .search input{flex:1 1 14rem;min-width:0;padding:.3rem;font:inherit}.search button{padding:.3rem .8rem;font:inherit}
-.hashes code{overflow-wrap:anywhere}`;
+.hashes code{overflow-wrap:anywhere}
+.inclusion{list-style:none;padding:0 0 0 .9rem;border-left:3px solid #2f6fb0;margin:.6rem 0}
+.inclusion li{margin:.35rem 0}.inclusion code{overflow-wrap:anywhere}.inclusion .pair code{padding:0 .25rem;border:1px solid #ccc}
+.inclusion .pair .running{background:#e8f0fa;border-color:#2f6fb0}.inclusion .root{font-weight:600}`;
 
 /** A ledger URL with the current filters and the given paging. */
 function ledgerHref(filters: LedgerFilters, paging: Record<string, string | number> = {}): string {
@@ -116,10 +133,6 @@ function searchResultHtml(search: LedgerSearch | null): string {
   if (search === null) return '';
   if (search.found === null)
     return `<p class="search-result">Nothing on the ledger goes by <q class="member">${member(search.q)}</q>: no agent, event type, motion or entry by that name.</p>`;
-  if ('seq' in search.found) {
-    const { seq } = search.found;
-    return `<p class="search-result">Entry ${seq} is the first row below: ${link(`/ledger/${seq}`, `open entry ${seq}`)}.</p>`;
-  }
   return '';
 }
 
@@ -194,6 +207,38 @@ function hashesHtml(view: LedgerEntryView): string {
   return `<ul class="hashes"><li>Hash <code>${e(view.hash)}</code></li><li>After ${previous}</li></ul>`;
 }
 
+/** Hashes in the drawn path are cut to this many characters; each keeps the whole in its title. */
+const hash_chars_shown = 12;
+
+function shortHash(hash: string, role: string): string {
+  return `<code class="${role}" title="${e(hash)}">${e(hash.slice(0, hash_chars_shown))}…</code>`;
+}
+
+/**
+ * The receipt drawn from the entry's leaf up to the signed root: each step hashes the
+ * running hash (blue) beside the proof's next hash, in the order the tree has them, as
+ * RFC 6962 does. A reader sees why one leaf and a few hashes pin the entry in the log.
+ */
+function inclusionHtml(view: LedgerEntryView): string {
+  const path = view.inclusion;
+  if (path === null)
+    return '<p>No signed checkpoint covers this entry yet: its receipt follows with the next checkpoint.</p>';
+  const steps = path.steps.map((step, at) => {
+    const running = shortHash(at === 0 ? path.leaf_hash : path.steps[at - 1]!.parent, 'running');
+    const sibling = shortHash(step.sibling, 'sibling');
+    const pair = step.sibling_side === 'left' ? `${sibling} ${running}` : `${running} ${sibling}`;
+    return `<li>Step ${at + 1}: <span class="pair">${pair}</span> hash to ${shortHash(step.parent, 'parent')}</li>`;
+  });
+  const root = path.reaches_root
+    ? `<li class="root">That is the checkpoint's root <code>${e(path.checkpoint.root_hash)}</code>: the entry is in the log.</li>`
+    : `<li class="root proof-invalid">That is not the checkpoint's root <code>${e(path.checkpoint.root_hash)}</code>.</li>`;
+  return `<p>Leaf ${path.leaf_index} of the tree of ${plural(path.checkpoint.size, 'entry', 'entries')} that the checkpoint signed as <code>${e(path.checkpoint.origin)}</code> covers. From the entry's leaf hash, each step hashes the running hash (blue) with the receipt's next hash, in the tree's order; ${plural(path.steps.length, 'step')} reach the root.</p>
+<ol class="inclusion" aria-label="The inclusion path from the leaf to the root">
+<li>The leaf: SHA-256 of a zero byte and the entry, <code>${e(path.leaf_hash)}</code></li>
+${steps.join('\n')}${steps.length > 0 ? '\n' : ''}${root}
+</ol>`;
+}
+
 export function ledgerEntryPage(frame: PageFrame, view: LedgerEntryView): string {
   const proof = view.proof
     ? `<p>${e(String(view.proof.method))} <code>${e(String(view.proof.path))}</code>, nonce <code>${e(String(view.proof.nonce))}</code>.</p>`
@@ -216,7 +261,9 @@ ${proof}
 ${dataListHtml(view.data)}
 <h2>Its place in the chain</h2>
 ${hashesHtml(view)}
+<h2>In the transparency log</h2>
+${inclusionHtml(view)}
 <p>${around.join(' · ')}</p>
-<details><summary>The entry exactly as stored</summary><pre tabindex="0">${e(view.json)}</pre></details>`,
+<details><summary>The entry exactly as stored</summary>${codeBlock('The entry exactly as stored', view.json)}</details>`,
   );
 }

@@ -125,6 +125,10 @@ function busiestList(members: WorldMember[]): string {
   return `<ul>${items.join('')}</ul>`;
 }
 
+/** What the server's image of the world shows, for the no-script image and the link preview alike. */
+const WORLD_IMAGE_ALT =
+  "The revealed world drawn by the server: ground in its biome's colour, a dark hatch where nothing is revealed yet, members as blue dots, relay masts as red triangles, the Aether Hub as a yellow diamond, roads as dark bands.";
+
 export function worldPage(frame: PageFrame, view: WorldView): string {
   const { at } = view;
   const asked = [
@@ -136,12 +140,18 @@ export function worldPage(frame: PageFrame, view: WorldView): string {
   // Without the script, the image of the same view: the one asked for, else the fitted one.
   const query = (['x', 'y', 'z'] as const).flatMap((name) => (at[name] === undefined ? [] : [`${name}=${at[name]}`]));
   const image = `/world.png${query.length ? `?${query.join('&')}` : ''}`;
+  const preview_image = {
+    path: image,
+    width_px: WORLD_IMAGE_WIDTH_PX,
+    height_px: WORLD_IMAGE_HEIGHT_PX,
+    alt: WORLD_IMAGE_ALT,
+  };
   return page(
-    frame,
+    { ...frame, preview_image },
     `<div class="map-frame">
 <canvas id="map" tabindex="0" role="img" aria-label="Map of the revealed world. Arrow keys pan, plus and minus zoom, 0 fits, Enter describes the centre tile." data-min-zoom="${WORLD_ZOOM_MIN}" data-max-zoom="${WORLD_ZOOM_MAX}"${asked} hidden></canvas>
 <div class="map-tools" id="map-tools" hidden><button type="button" id="map-zoom-in" aria-label="Zoom in">+</button><button type="button" id="map-zoom-out" aria-label="Zoom out">&minus;</button><button type="button" id="map-fit">Fit</button></div>
-<noscript><a href="${e(image)}"><img class="map-image" src="${e(image)}" width="${WORLD_IMAGE_WIDTH_PX}" height="${WORLD_IMAGE_HEIGHT_PX}" alt="The revealed world drawn by the server: ground in its biome's colour, a dark hatch where nothing is revealed yet, members as blue dots, relay masts as red triangles, the Aether Hub as a yellow diamond, roads as dark bands."></a></noscript>
+<noscript><a href="${e(image)}"><img class="map-image" src="${e(image)}" width="${WORLD_IMAGE_WIDTH_PX}" height="${WORLD_IMAGE_HEIGHT_PX}" alt="${e(WORLD_IMAGE_ALT)}"></a></noscript>
 <section id="tile-panel" class="tile-panel" aria-live="polite" hidden></section>
 </div>
 <p id="map-status" class="map-status" aria-live="polite" hidden>Loading the map…</p>

@@ -1,4 +1,5 @@
 import type {
+  InclusionPath,
   LedgerEntryView,
   LedgerSearch,
   LedgerView,
@@ -18,6 +19,7 @@ import { SignatureVerifier } from '../../signature_verifier.js';
 import { nameOf } from './names.js';
 import { page_size } from './paging.js';
 import { firstAtLeast, ledgerIndexOf } from './ledger_index.js';
+import { inclusionPathOf } from './inclusion_path.js';
 
 /**
  * Entries one request reads at most while looking for a page of filtered ones: a filter
@@ -40,7 +42,7 @@ export interface LedgerArgs {
 }
 
 /** What the search box's words name, looked up in the state: at most one thing, most specific first. */
-export function searchFor(context: ReadContext, q: string): LedgerSearch['found'] {
+export function searchFor(context: ReadContext, q: string): { seq: number } | LedgerSearch['found'] {
   const { state } = context;
   if (/^\d+$/.test(q)) {
     const seq = Number(q);
@@ -54,15 +56,22 @@ export function searchFor(context: ReadContext, q: string): LedgerSearch['found'
   return null;
 }
 
-/** The explorer's arguments once the search box's words are resolved into a filter or a place. */
+/**
+ * Where the search box sends a seq: straight to that entry's page, as a block explorer
+ * goes to a transaction (the explorer page would only show it as its first row).
+ */
+export function ledgerSearchRedirect(context: ReadContext, args: LedgerArgs): string | null {
+  if (args.q === undefined) return null;
+  const found = searchFor(context, args.q);
+  return found !== null && 'seq' in found ? `/ledger/${found.seq}` : null;
+}
+
+/** The explorer's arguments once the search box's words are resolved into a filter (a seq is redirected before this). */
 function resolveSearch(context: ReadContext, args: LedgerArgs): { args: LedgerArgs; search: LedgerSearch | null } {
   if (args.q === undefined) return { args, search: null };
   const found = searchFor(context, args.q);
-  const search = { q: args.q, found };
-  if (found === null) return { args: {}, search };
-  // A seq shows the ledger from that entry down, bookkeeping included, so the entry asked for is the first row.
-  if ('seq' in found) return { args: { before: found.seq + 1, bookkeeping: 'shown' }, search };
-  return { args: found, search };
+  if (found === null || 'seq' in found) return { args: {}, search: { q: args.q, found: null } };
+  return { args: found, search: { q: args.q, found } };
 }
 
 /** The seqs a page may show, newest first from `start`: every one past the index's end, then the index's candidates. */
@@ -221,5 +230,12 @@ export function ledgerEntryView(context: ReadContext, { seq }: { seq: number }):
     signed_before: seq > 1 && signedEntry(context, seq - 1) ? seq - 1 : null,
     previous: seq > 1 ? seq - 1 : null,
     next: seq < head.seq ? seq + 1 : null,
+    inclusion: receiptPath(context, seq),
   };
+}
+
+/** The entry's receipt drawn as its path to the newest checkpoint's root; null before a checkpoint covers it. */
+function receiptPath(context: ReadContext, seq: number): InclusionPath | null {
+  const receipt = context.host.receipt(seq);
+  return receipt === undefined ? null : inclusionPathOf(receipt);
 }
