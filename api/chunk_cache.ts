@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { CHUNK_COUNT, CHUNKS_PER_AXIS, chunkPlanes, type WorldState } from '../engine/index.js';
@@ -10,13 +9,16 @@ interface Cached {
   etag: string;
 }
 
-/** The compiled worker; under the test runner this module is TypeScript, so point at the build. */
-function workerFile(): string | undefined {
+/**
+ * The module a pool thread runs: the build's JavaScript beside this file, or, under the
+ * test runner (this module is TypeScript there), a shim that loads the TypeScript source
+ * (api/chunk_worker_from_source.mjs), so a test after an edit never runs a stale build.
+ */
+export function chunkWorkerModule(): string {
   const here = fileURLToPath(import.meta.url);
-  const compiled = here.endsWith('.ts')
-    ? here.replace(/\/api\/chunk_cache\.ts$/, '/dist/api/chunk_worker.js')
+  return here.endsWith('.ts')
+    ? here.replace(/chunk_cache\.ts$/, 'chunk_worker_from_source.mjs')
     : here.replace(/chunk_cache\.js$/, 'chunk_worker.js');
-  return existsSync(compiled) ? compiled : undefined;
 }
 
 /**
@@ -35,9 +37,13 @@ export class ChunkCache {
     private readonly world: () => WorldState,
     options: { workers?: number; refresh_every_ms?: number; batch_chunks_max?: number } = {},
   ) {
-    const filename = workerFile();
-    if (filename && (options.workers ?? 1) > 0) {
-      this.pool = new Piscina({ filename, minThreads: 1, maxThreads: options.workers ?? 1, idleTimeout: 60_000 });
+    if ((options.workers ?? 1) > 0) {
+      this.pool = new Piscina({
+        filename: chunkWorkerModule(),
+        minThreads: 1,
+        maxThreads: options.workers ?? 1,
+        idleTimeout: 60_000,
+      });
       const batch = options.batch_chunks_max ?? 128;
       this.timer = setInterval(() => void this.refreshDirty(batch), options.refresh_every_ms ?? 200);
       this.timer.unref();
