@@ -52,7 +52,7 @@ describe('requests too large for their entry', () => {
   let nonces = 0;
 
   beforeAll(async () => {
-    under = await harness.memoryEngine({ genesis: { params: { motions_per_day_max: 20 } } });
+    under = await harness.memoryEngine({ genesis: { params: { motions_per_day_max: 30 } } });
     ada = await harness.registered(under.engine, 'ada');
   });
 
@@ -177,6 +177,48 @@ describe('requests too large for their entry', () => {
     expect(order.every((at, index) => at > 0 && (index === 0 || at > order[index - 1]!))).toBe(true);
     expect(texts[1]).toContain(resolved.at(-1));
     expect(under.engine.state.governance.disclosures).toEqual([]);
+  });
+
+  it("counts the Founder's note into the Dispatch's entry: the longest note, in four-byte characters, leaves room for fewer disclosures", async () => {
+    const reason = '\uffff'.repeat(2000);
+    for (let index = 0; index < 10; index++) {
+      const pom = await challenge('motion_propose');
+      const filed = await motion(pom, 0, 100 + index).submit();
+      const body = { motion_id: harness.succeeded(filed).motion_id as string, reason };
+      const outcome = await signedSubmit(
+        'enactment_resolve',
+        under.founder.agent_id,
+        '/enactment/resolve',
+        body,
+        body,
+      ).submit();
+      expect(outcome.ok).toBe(true);
+    }
+    // Eight bytes a character: four in data, four more in the proof's body.
+    const body = { note: '\u{1F600}'.repeat(2000) };
+    const published = await signedSubmit(
+      'enactment_dispatch',
+      under.founder.agent_id,
+      '/enactment/dispatch',
+      body,
+      body,
+    ).submit();
+    if (!published.ok) throw new Error(published.code);
+    const entry = published.entries[0]!;
+    expect(JSON.parse(entry.json).data.note).toBe(body.note);
+    expect(bytes(entry.json)).toBeLessThanOrEqual(LEDGER_ENTRY_BYTES_MAX);
+    expect(published.result.disclosures_drained).toBeLessThan(10);
+    expect(under.engine.state.governance.disclosures).toHaveLength(
+      10 - (published.result.disclosures_drained as number),
+    );
+    const rest = await signedSubmit(
+      'enactment_dispatch',
+      under.founder.agent_id,
+      '/enactment/dispatch',
+      {},
+      {},
+    ).submit();
+    expect(rest.ok && rest.result.disclosures_drained).toBe(10 - (published.result.disclosures_drained as number));
   });
 
   it('leaves every entry of this ledger under the cap', () => {

@@ -135,6 +135,13 @@ const LIMITS: Limit[] = [
     path: ['body'],
   },
   {
+    name: "enactment_dispatch note (the Founder's words)",
+    schema: () => payloadOf('enactment_dispatch'),
+    max: 2000,
+    value: (note) => ({ note }),
+    path: ['note'],
+  },
+  {
     name: 'aether_send body (the schema; aether_body_chars_max below)',
     schema: () => payloadOf('aether_send'),
     max: 4000,

@@ -2,10 +2,21 @@ import { z } from 'zod';
 import { defineAct } from '../act.js';
 import { chronicle } from '../governance/governance_state.js';
 import { LEDGER_ENTRY_BYTES_MAX } from '../ledger.js';
-import { asOneLine } from '../text.js';
+import { asOneLine, multiLineText } from '../text.js';
 import { ACT_ROUTES } from '../events/signed_routes.js';
 
-export const DispatchSchema = z.strictObject({});
+/** The most code points of the Founder's own words in a Dispatch. */
+export const dispatch_note_chars_max = 2000;
+
+export const DispatchSchema = z.strictObject({
+  // Optional, with no default: Founder clients that sign `{}` sign exactly what is checked.
+  note: multiLineText(dispatch_note_chars_max)
+    .min(1)
+    .optional()
+    .describe(
+      `The Founder's own words, shown above the disclosures: 1 to ${dispatch_note_chars_max} characters (code points), lines separated by \\n; omit it for none.`,
+    ),
+});
 
 /**
  * The most bytes a Dispatch's text may take in its entry (JSON-escaped, UTF-8): the
@@ -13,6 +24,19 @@ export const DispatchSchema = z.strictObject({});
  * with room to spare. Disclosures past it wait for the next Dispatch, in order.
  */
 export const dispatch_text_bytes_max = LEDGER_ENTRY_BYTES_MAX - 2_000;
+
+/**
+ * The bytes a note adds to its Dispatch entry: once in data (`,"note":"..."`) and once in
+ * the proof's signed body, where the body's JSON is escaped a second time.
+ */
+function noteEntryBytes(note: string | undefined): number {
+  if (note === undefined) return 0;
+  const in_data = Buffer.byteLength(`,"note":${JSON.stringify(note)}`, 'utf8');
+  const in_proof =
+    Buffer.byteLength(JSON.stringify(JSON.stringify({ note })), 'utf8') -
+    Buffer.byteLength(JSON.stringify('{}'), 'utf8');
+  return in_data + in_proof;
+}
 
 /** How many of the lines, joined by \n, fit in max_bytes as JSON text; at least one (a single disclosure is far under it). */
 function linesThatFit(lines: readonly string[], max_bytes: number): number {
@@ -34,26 +58,27 @@ function linesThatFit(lines: readonly string[], max_bytes: number): number {
 export const enactmentDispatch = defineAct({
   name: 'enactment_dispatch',
   summary:
-    "Founder only: publishes the Dispatch, listing what was applied, resolved and refused at the Bedrock boundary since the last one ('Nothing new.' when nothing).",
+    "Founder only: publishes the Dispatch, listing what was applied, resolved and refused at the Bedrock boundary since the last one ('Nothing new.' when nothing), with the Founder's own note when given.",
   payload: DispatchSchema,
   signer: 'primary',
   via_act: false,
   rest: { method: 'POST', path: ACT_ROUTES.enactment_dispatch },
   gates: { membership: false, pom: false, founder: true },
-  apply(ctx) {
+  apply(ctx, { note }) {
     const governance = ctx.state.governance;
     const dispatch_id = governance.dispatches.length + 1;
     const lines = governance.disclosures.map((item) => `- ${asOneLine(item.text)}`);
-    const taken = linesThatFit(lines, dispatch_text_bytes_max);
+    // The note shares the entry with the disclosures: what it takes, fewer of them carry.
+    const taken = linesThatFit(lines, dispatch_text_bytes_max - noteEntryBytes(note));
     const items = governance.disclosures.slice(0, taken);
     const text = items.length === 0 ? 'Nothing new.' : lines.slice(0, taken).join('\n');
-    governance.dispatches.push({ dispatch_id, at_ms: ctx.at_ms, text, items });
+    governance.dispatches.push({ dispatch_id, at_ms: ctx.at_ms, text, items, ...(note === undefined ? {} : { note }) });
     governance.disclosures = governance.disclosures.slice(taken);
     chronicle(governance, ctx.at_ms, 'dispatch', `Dispatch ${dispatch_id} published`);
     ctx.emit({
       event_type: 'dispatch_published',
       actor: ctx.actor,
-      data: { dispatch_id, disclosures: items.length, text },
+      data: { dispatch_id, disclosures: items.length, text, ...(note === undefined ? {} : { note }) },
     });
     return { ok: true, result: { dispatch_id, text, disclosures_drained: items.length } };
   },

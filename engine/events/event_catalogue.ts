@@ -204,7 +204,7 @@ const OPENING = {
   dispatch_published: {
     class: 'opens_request',
     summary: 'The Founder published a Dispatch',
-    opened_by: { enactment_dispatch: { signed_fields: [] } },
+    opened_by: { enactment_dispatch: { signed_fields: given('note') } },
   },
   enactment_applied: {
     class: 'opens_request',

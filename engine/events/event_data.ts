@@ -227,6 +227,7 @@ export const EVENT_DATA = {
       dispatch_id: z.int().min(1).describe('number of the Dispatch, from 1'),
       disclosures: whole('how many queued disclosures it lists'),
       text: z.string().describe("its text, one '- ' line per disclosure, or 'Nothing new.'"),
+      note: z.string().optional().describe("the Founder's own words, only when the Founder wrote any"),
     })
     .describe('The Founder published a Dispatch'),
 

@@ -51,6 +51,8 @@ export interface Dispatch {
   at_ms: EpochMs;
   text: string;
   items: Disclosure[];
+  /** The Founder's own words, when the Founder wrote any. */
+  note?: string;
 }
 
 export interface CharterVersion {

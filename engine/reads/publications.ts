@@ -3,7 +3,13 @@ import type { BulletinItem, ChronicleItem, Dispatch } from '../governance/govern
 import { defineRead, IsoTime, limitArg } from '../read.js';
 import { isoAt } from '../time.js';
 
-const DispatchSchema = z.object({ dispatch_id: z.int(), at: IsoTime, text: z.string(), items: z.int() });
+const DispatchSchema = z.object({
+  dispatch_id: z.int(),
+  at: IsoTime,
+  text: z.string(),
+  items: z.int(),
+  note: z.string().optional().describe("The Founder's own words, when the Founder wrote any"),
+});
 
 const BulletinItemSchema = z.object({
   bulletin_id: z.int(),
@@ -20,8 +26,8 @@ const ChronicleItemSchema = z.object({
   text: z.string(),
 });
 
-function dispatchView({ dispatch_id, at_ms, text, items }: Dispatch) {
-  return { dispatch_id, at: isoAt(at_ms), text, items: items.length };
+function dispatchView({ dispatch_id, at_ms, text, items, note }: Dispatch) {
+  return { dispatch_id, at: isoAt(at_ms), text, items: items.length, ...(note === undefined ? {} : { note }) };
 }
 
 function bulletinView({ bulletin_id, agent_id, at_ms, title, body }: BulletinItem) {

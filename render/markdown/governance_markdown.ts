@@ -1,5 +1,5 @@
 import { escapeMarkdownInline, escapeMarkdownLines } from '../markdown_escape.js';
-import { dispatchMarkdown, markdown, mdTable } from './blocks.js';
+import { dispatchMarkdown, markdown, mdQuote, mdTable } from './blocks.js';
 import type { CharterView, DispatchesView, MotionsView, ProhibitionsView } from '../pages/governance_pages.js';
 
 export function motionsMarkdown({ motions, status }: MotionsView): string {
@@ -10,7 +10,14 @@ export function motionsMarkdown({ motions, status }: MotionsView): string {
 
 export function dispatchesMarkdown({ dispatches, older }: DispatchesView): string {
   if (dispatches.length === 0) return markdown('Dispatches', ['No Dispatch yet.']);
-  const list = dispatches.flatMap((d) => [`## Dispatch ${d.dispatch_id} (${d.at})`, '', dispatchMarkdown(d.text), '']);
+  const list = dispatches.flatMap((d) => [
+    `## Dispatch ${d.dispatch_id} (${d.at})`,
+    '',
+    // The Founder's words as a quote under a lead-in: none of them can pass for a disclosure line.
+    ...(d.note === undefined ? [] : ['The Founder writes:', '', mdQuote(d.note), '']),
+    dispatchMarkdown(d.text),
+    '',
+  ]);
   return markdown('Dispatches', [...list, ...(older ? [`Older: /dispatches.md?before_id=${older}`] : [])]);
 }
 

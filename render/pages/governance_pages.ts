@@ -114,7 +114,8 @@ export function modulePage(frame: PageFrame, module: ModuleView): string {
 }
 
 export interface DispatchesView {
-  dispatches: { dispatch_id: number; at: string; text: string }[];
+  /** note: the Founder's own words, when the Founder wrote any. */
+  dispatches: { dispatch_id: number; at: string; text: string; note?: string }[];
   /** The dispatch_id the next older page starts before, if there is one. */
   older: number | null;
 }
@@ -138,7 +139,8 @@ function engineWordsHtml(text: string): string {
 }
 
 export const DISPATCH_CSS = `.dispatch{list-style:none;padding:0}.dispatch li{padding-left:1.5em;text-indent:-1.5em;margin:.3rem 0}
-.dispatch li::before{content:"\\2013";display:inline-block;width:1.5em;text-indent:0}.dispatch .quoted{background:#f6f3ea}`;
+.dispatch li::before{content:"\\2013";display:inline-block;width:1.5em;text-indent:0}.dispatch .quoted{background:#f6f3ea}
+.founder-note{margin:.5rem 0;padding:.2rem .8rem;border-left:3px solid #b8a98a}.founder-note p{white-space:pre-wrap}`;
 
 /**
  * A Dispatch as wrapped text that still cannot lend the Founder's voice to a member: each
@@ -161,11 +163,25 @@ function dispatchHtml(text: string): string {
   return `<ul class="dispatch">${lines.join('')}</ul>`;
 }
 
+/**
+ * The Founder's note: set apart from the engine's list under its own lead-in, its
+ * paragraphs escaped and isolated like any text a person wrote, line breaks kept.
+ */
+function founderNoteHtml(note: string | undefined): string {
+  if (note === undefined) return '';
+  const paragraphs = note
+    .split(/\n{2,}/)
+    .filter((text) => text.trim() !== '')
+    .map((text) => `<p>${member(text)}</p>`)
+    .join('');
+  return `<blockquote class="founder-note"><p><strong>The Founder writes:</strong></p>${paragraphs}</blockquote>`;
+}
+
 export function dispatchesPage(frame: PageFrame, { dispatches, older }: DispatchesView): string {
   const list = dispatches
     .map(
       (d) =>
-        `<h2 id="dispatch-${d.dispatch_id}">Dispatch ${d.dispatch_id}</h2><p>${timeHtml(d.at, frame.now_ms)}</p>${dispatchHtml(d.text)}`,
+        `<h2 id="dispatch-${d.dispatch_id}">Dispatch ${d.dispatch_id}</h2><p>${timeHtml(d.at, frame.now_ms)}</p>${founderNoteHtml(d.note)}${dispatchHtml(d.text)}`,
     )
     .join('\n');
   return page(

@@ -194,7 +194,10 @@ async function runEveryAct(s: SignedEngine, keys: Record<KeyLabel, AgentKey>, ap
     changes: [{ op: 'amend_axiom', article_id: 'A4', text: 'nothing is recorded' }],
   });
   if (bedrock.ok) throw new Error('a Bedrock filing was accepted');
-  await must(perform(founder, 'enactment_dispatch', {}), 'enactment_dispatch');
+  await must(
+    perform(founder, 'enactment_dispatch', { note: 'Two motions settled.\nThank you all.' }),
+    'enactment_dispatch',
+  );
 
   // Keys: bob's backup key installs a new primary, which signs from then on.
   await must(perform(bob_backup, 'key_rotate', { new_pubkey: bob_new.public_key }, bob.agent_id), 'key_rotate');

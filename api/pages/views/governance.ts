@@ -53,7 +53,12 @@ export function dispatchesView({ state }: ReadContext, { before_id }: { before_i
   const all = state.governance.dispatches.filter((d) => before_id === undefined || d.dispatch_id < before_id);
   const shown = all.slice(-page_size).reverse();
   return {
-    dispatches: shown.map((d) => ({ dispatch_id: d.dispatch_id, at: isoAt(d.at_ms), text: d.text })),
+    dispatches: shown.map((d) => ({
+      dispatch_id: d.dispatch_id,
+      at: isoAt(d.at_ms),
+      text: d.text,
+      ...(d.note === undefined ? {} : { note: d.note }),
+    })),
     older: all.length > page_size ? shown.at(-1)!.dispatch_id : null,
   };
 }
