@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
 import { parseKeyFile } from '../client/keys.js';
 import { TesseraClient, TesseraError } from '../client/sdk.js';
+import { howToNameTheServer, unreachableError } from '../client/unreachable.js';
 import { verifyLedger } from '../client/verify.js';
 import { DATA_FILE, LmdbStore } from '../engine/index.js';
 import { STORE_FOLDER } from './data_folder.js';
@@ -39,7 +40,8 @@ const { values, positionals } = parseArgs({
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
-const base_url = values.url ?? process.env.TESSERA_URL ?? 'http://127.0.0.1:8080';
+const DEFAULT_URL = 'http://127.0.0.1:8080';
+const base_url = values.url ?? process.env.TESSERA_URL ?? DEFAULT_URL;
 /** The server the command talks to, named when it cannot be reached. */
 let server_url = base_url;
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
@@ -56,11 +58,10 @@ async function founder(): Promise<TesseraClient> {
   return new TesseraClient(base_url, await parseKeyFile(JSON.parse(text)));
 }
 
-/** fetch says only "fetch failed"; the operator needs the address and why. */
+/** The address the operator meant and why it gave no answer, in the agent's command line's words. */
 function unreachable(error: unknown): string | undefined {
-  if (!(error instanceof TypeError) || error.message !== 'fetch failed') return undefined;
-  const cause = error.cause as (Error & { code?: string }) | undefined;
-  return `cannot reach the server at ${server_url} (${cause?.code ?? cause?.message ?? 'no answer'}): is it running? Give its address with --url or TESSERA_URL`;
+  const failure = unreachableError(server_url, error);
+  return failure && `${failure.message}\n  ${howToNameTheServer(DEFAULT_URL)}`;
 }
 
 async function run(): Promise<number> {

@@ -14,6 +14,7 @@ import { EventResources, waitForEventsTool } from './mcp_events.js';
 import { buildTools, type Rules } from './tools.js';
 import { withDefaults } from './schema_defaults.js';
 import { runWitnessCommand } from './witness/command.js';
+import { howToNameTheServer, unreachableError } from './unreachable.js';
 
 const USAGE = `tessera-agent: the agent's command line for a Tessera society
 
@@ -68,11 +69,13 @@ const { values, positionals } = parseArgs({
 /** Commands whose base URL may also come as a positional, after their own positionals. */
 const URL_POSITION: Record<string, number> = { verify: 1, receipt: 2 };
 
+const DEFAULT_URL = 'http://127.0.0.1:8080';
+
 const base_url =
   (positionals[0]! in URL_POSITION ? positionals[URL_POSITION[positionals[0]!]!] : undefined) ??
   values.url ??
   process.env.TESSERA_URL ??
-  'http://127.0.0.1:8080';
+  DEFAULT_URL;
 
 async function readKey(file: string): Promise<AgentKey> {
   return parseKeyFile(JSON.parse(readFileSync(file, 'utf8')));
@@ -255,42 +258,16 @@ async function run(): Promise<number> {
 }
 
 /**
- * Why fetch got no answer, in words, or undefined when the failure is not the network's.
- * fetch says only "fetch failed"; its cause (one error, or one per address tried) carries
- * the system's code, kept at the end of the words for searching.
+ * What to say when the service could not be reached at all: the URL and why, as the SDK says it
+ * (in the same words for the commands that fetch for themselves), and how to name another.
  */
-function unreachableReason(error: unknown): string | undefined {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-    return `no answer in time: is the server up, or overloaded? (${error.name}: ${error.message})`;
-  if (!(error instanceof TypeError) || typeof error.cause !== 'object' || error.cause === null) return undefined;
-  const cause = error.cause as { code?: string; message?: string; errors?: { code?: string }[] };
-  const code = cause.code ?? cause.errors?.find((each) => each.code)?.code;
-  const said = `(${[code, cause.message].filter(Boolean).join(': ')})`;
-  switch (code) {
-    case 'ERR_INVALID_URL':
-      return undefined;
-    case 'ECONNREFUSED':
-      return `connection refused: nothing listens there; is the server running, and are the host and port right? ${said}`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `the host name does not resolve (DNS): check the host in the URL ${said}`;
-    case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return `the connection timed out: is the host up, and the port open to you? ${said}`;
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return `no route to the host: check the network and the host in the URL ${said}`;
-    default:
-      return `the connection failed ${said}`;
-  }
-}
-
-/** What to say when the service could not be reached at all: the URL, why, and how to name another. */
 function unreachableMessage(error: unknown): string | undefined {
-  const reason = unreachableReason(error) ?? unreachableReason((error as { cause?: unknown } | undefined)?.cause);
-  if (reason === undefined) return undefined;
-  const lost_act = error instanceof OutcomeUnknownError ? `${error.message}\n  ` : '';
-  return `${lost_act}could not reach ${base_url}: ${reason}\n  Name the server with --url BASE_URL or TESSERA_URL (the default is http://127.0.0.1:8080).`;
+  const unreachable =
+    unreachableError(base_url, error) ?? unreachableError(base_url, (error as { cause?: unknown } | undefined)?.cause);
+  if (unreachable === undefined) return undefined;
+  // An act whose answer was lost says so first, and names what it could not reach (its cause's words).
+  const said = error instanceof OutcomeUnknownError ? error.message : unreachable.message;
+  return `${said}\n  ${howToNameTheServer(DEFAULT_URL)}`;
 }
 
 run().then(

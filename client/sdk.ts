@@ -28,8 +28,9 @@ import {
   type RetryClock,
   type RetryPolicy,
 } from './retry_policy.js';
+import { UnreachableError, unreachableError } from './unreachable.js';
 
-export { DEFAULT_RETRY_POLICY, OutcomeUnknownError, type RetryClock, type RetryPolicy };
+export { DEFAULT_RETRY_POLICY, OutcomeUnknownError, UnreachableError, type RetryClock, type RetryPolicy };
 
 /** A refusal from the service, with its code and the whole body for details. */
 export class TesseraError extends Error {
@@ -225,19 +226,24 @@ export class TesseraClient {
     return next && this.clock.now_ms() - next.received_at_ms < next_nonce_used_within_ms ? next : undefined;
   }
 
-  /** The request sent as client/retry_policy.ts decides, the same each time. */
-  private sentUntilFinal(url: string, init?: RequestInit): Promise<LoopOutcome<Response>> {
+  /**
+   * The request sent as client/retry_policy.ts decides, the same each time; a last failure of the
+   * network's names the URL and why (UnreachableError) rather than fetch's bare "fetch failed".
+   */
+  private async sentUntilFinal(url: string, init?: RequestInit): Promise<LoopOutcome<Response>> {
     const timeout_ms = this.retry_policy.sending_timeout_ms ?? DEFAULT_SENDING_TIMEOUT_MS;
-    return sendWithRetries({
+    const sent = await sendWithRetries({
       send: () =>
         this.fetcher(url, resendable(url, init) ? { ...init, signal: AbortSignal.timeout(timeout_ms) } : init),
       clock: this.clock,
       policy: this.retry_policy,
       discard: (answer) => answer.body?.cancel(),
     });
+    if (!('failed' in sent)) return sent;
+    return { ...sent, failed: unreachableError(url, sent.failed) ?? sent.failed };
   }
 
-  /** A read's final answer; a read has no outcome to be unknown, so a failure is thrown as it is. */
+  /** A read's final answer; a read has no outcome to be unknown, so a failure is thrown as it is (UnreachableError when the network's). */
   private async fetched(url: string): Promise<Response> {
     const sent = await this.sentUntilFinal(url);
     if ('failed' in sent) throw sent.failed;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, type AgentKey } from '../client/keys.js';
-import { OutcomeUnknownError, TesseraClient, TesseraError } from '../client/sdk.js';
+import { OutcomeUnknownError, TesseraClient, TesseraError, UnreachableError } from '../client/sdk.js';
 import { DEFAULT_RETRY_POLICY } from '../client/retry_policy.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { join } from './helpers/world.js';
@@ -219,10 +219,17 @@ describe('the SDK after a refused nonce', () => {
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect((error as OutcomeUnknownError).cause).toBeInstanceOf(TypeError);
     expect(clock.now_ms() - started_ms).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.retry_budget_ms);
-    // A read has no outcome to be unknown: the network's error, as it is.
+    // A read has no outcome to be unknown: the network's error, naming the URL and why, fetch's own as its cause.
     const unreachable: typeof fetch = async () => lost();
     const reader = new TesseraClient('http://society.test', undefined, unreachable, { clock });
-    await expect(reader.status()).rejects.toThrow(/^fetch failed$/);
+    const failure = await reader.status().catch((caught: unknown) => caught);
+    expect(failure).toBeInstanceOf(UnreachableError);
+    expect((failure as UnreachableError).message).toMatch(
+      /^could not reach http:\/\/society\.test\/api\/v1\/status: connection refused.*\(ECONNREFUSED\)$/,
+    );
+    expect((failure as UnreachableError).code).toBe('ECONNREFUSED');
+    expect((failure as UnreachableError).cause).toBeInstanceOf(TypeError);
+    expect(((failure as UnreachableError).cause as Error).message).toBe('fetch failed');
   });
 });
 
