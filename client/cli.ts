@@ -9,9 +9,8 @@ import { checkLog } from './checked_log.js';
 import { defaultStateFile } from './log_state.js';
 import { verifyReceipt } from './tlog/receipt.js';
 import { toBase64 } from './tlog/base64.js';
-import { serveOver } from './mcp_server.js';
-import { EventResources, waitForEventsTool } from './mcp_events.js';
-import { buildTools, type Rules } from './tools.js';
+import { startBridge } from './mcp_bridge.js';
+import type { Rules } from './tools.js';
 import { withDefaults } from './schema_defaults.js';
 import { runWitnessCommand } from './witness/command.js';
 import { howToNameTheServer, unreachableError } from './unreachable.js';
@@ -170,14 +169,10 @@ async function run(): Promise<number> {
       return 0;
     }
     case 'mcp': {
-      const client = new TesseraClient(base_url, await readKey(values.key!));
-      const rules = await client.get<Rules>('/.well-known/agent-rules.json');
-      const resources = new EventResources(client, client.key!.agent_id);
-      const tools = [...buildTools(rules, client, { signed: true }), waitForEventsTool(client)];
-      await serveOver(tools, undefined, { service_url: client.base_url, resources });
+      const bridge = await startBridge(new TesseraClient(base_url, await readKey(values.key!)));
       // Serve until the MCP client closes stdin.
       await new Promise<void>((resolve) => process.stdin.once('end', resolve));
-      resources.close();
+      await bridge.close();
       return 0;
     }
     case 'grant': {
