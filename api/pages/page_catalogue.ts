@@ -22,7 +22,7 @@ import {
 import { aetherPage } from '../../render/pages/aether_page.js';
 import { agentPage, reputationPage } from '../../render/pages/agent_pages.js';
 import { ledgerEntryPage, ledgerPage } from '../../render/pages/ledger_pages.js';
-import { motionPage } from '../../render/pages/motion_page.js';
+import { MOTION_FRAGMENTS, MOTION_FRAGMENT_WORDS, motionPage } from '../../render/pages/motion_page.js';
 import { worldPage } from '../../render/pages/world_page.js';
 import { WORLD_ZOOM_MAX, WORLD_ZOOM_MIN } from '../../render/map/zoom.js';
 import { forAgentsPage, healthPage, homePage, societyPage } from '../../render/pages/society_pages.js';
@@ -82,6 +82,9 @@ function definePage<V, A>(page: PageDefinition<V, A>): PageDefinition {
 
 const static_view = () => ({});
 
+/** A query value left empty (`?fragment=`) reads as one not given. */
+const emptyAsAbsent = (value: unknown) => (value === '' ? undefined : value);
+
 /** Every human page, in nav order. */
 export const PAGE_CATALOGUE: readonly PageDefinition[] = [
   definePage({
@@ -137,7 +140,15 @@ export const PAGE_CATALOGUE: readonly PageDefinition[] = [
     path: '/motions/{motion_id}',
     title: 'Motion',
     summary: 'A motion with its tally and roll',
-    args: z.object({ motion_id: z.string() }),
+    args: z.object({
+      motion_id: z.string(),
+      // Empty is the whole motion, as absent is: not an enum value, so a refusal lists only the parts.
+      fragment: z
+        .preprocess(emptyAsAbsent, z.enum(MOTION_FRAGMENTS).optional())
+        .describe(
+          `Show only this part of the motion: ${MOTION_FRAGMENTS.map((name) => `${name} (${MOTION_FRAGMENT_WORDS[name]})`).join(', ')}. Absent or empty: the whole motion`,
+        ),
+    }),
     heading: (view) => titleOr(view.title, 'Untitled motion'),
     listed: false,
     instances: (state) => Object.keys(state.governance.motions),

@@ -5,6 +5,26 @@ import { agentRef, dataListHtml, e, member, type AgentName } from './html_bits.j
 import { outcomeWords, plural } from '../words.js';
 import type { MotionRow } from './governance_pages.js';
 
+/**
+ * The parts of a motion's page, each an `id` on the whole page (so `#tally` finds it) and a
+ * value of the page's `fragment` query, which shows that part alone. In page order.
+ */
+export const MOTION_FRAGMENTS = ['status', 'tally', 'body', 'changes', 'roll'] as const;
+export type MotionFragment = (typeof MOTION_FRAGMENTS)[number];
+
+/** Each part in words, for the line above a part shown alone. */
+export const MOTION_FRAGMENT_WORDS: Readonly<Record<MotionFragment, string>> = {
+  status: 'who filed it and where it stands',
+  tally: 'the tally',
+  body: 'the body',
+  changes: 'the changes',
+  roll: 'the roll',
+};
+
+/** The one part a motion can lack: a draft is not voted on, so it has no tally to show. */
+export const DRAFT_HAS_NO_TALLY =
+  'This motion is a draft, so it has no tally: nobody can vote on it until its author opens it for a vote.';
+
 export interface MotionDetail extends MotionRow {
   body: string;
   changes: unknown[];
@@ -17,6 +37,8 @@ export interface MotionDetail extends MotionRow {
   roll: { agent_id: string; choice: string; at: string; revision: number; counts: boolean }[];
   /** Handles of the author, cosponsors and voters. */
   names: Record<string, string | null>;
+  /** The one part asked for (the `fragment` query), or null for the whole motion. */
+  fragment: MotionFragment | null;
 }
 
 export const MOTION_CSS = `.motion-body p{white-space:pre-wrap}.roll{list-style:none;padding:0}.roll li{padding:.2rem 0}
@@ -62,13 +84,9 @@ function statusSentence(motion: MotionDetail, now_ms: number): string {
   }
 }
 
-export function motionPage(frame: PageFrame, motion: MotionDetail): string {
-  const name = (agent_id: string): AgentName => ({ agent_id, handle: motion.names[agent_id] ?? null });
+function tallyHtml(motion: MotionDetail): string {
   const { tally } = motion;
-  const tally_html =
-    motion.status === 'draft'
-      ? ''
-      : `<h2>The tally</h2>
+  return `<h2>The tally</h2>
 ${segmentedBar(
   `Tally of ${motion.motion_id}`,
   [
@@ -79,30 +97,64 @@ ${segmentedBar(
   motion.quorum_required ? { marker: { at: motion.quorum_required, label: `quorum ${motion.quorum_required}` } } : {},
 )}
 <p>${plural(tally.participating, 'member', 'members')} voting${motion.quorum_required ? ` of the ${motion.quorum_required} needed` : ''}; aye ${tally.aye}, nay ${tally.nay}, abstain ${tally.abstain}.</p>`;
-  const paragraphs = motion.body
+}
+
+function bodyHtml(body: string): string {
+  const paragraphs = body
     .split(/\n{2,}/)
     .filter((text) => text.trim() !== '')
     .map((text) => `<p>${member(text)}</p>`)
     .join('');
+  return `<h2>Body</h2>
+<div class="motion-body">${paragraphs || '<p>(no body)</p>'}</div>`;
+}
+
+function rollHtml(motion: MotionDetail, name: (agent_id: string) => AgentName, now_ms: number): string {
   const roll = motion.roll
     .map(
       (vote) =>
-        `<li${vote.counts ? '' : ' class="superseded"'}>${agentRef(name(vote.agent_id))} voted <strong>${e(vote.choice)}</strong> ${timeHtml(vote.at, frame.now_ms)}${vote.revision > 0 ? ` (revision ${vote.revision})` : ''}${vote.counts ? '' : ', since revised'}</li>`,
+        `<li${vote.counts ? '' : ' class="superseded"'}>${agentRef(name(vote.agent_id))} voted <strong>${e(vote.choice)}</strong> ${timeHtml(vote.at, now_ms)}${vote.revision > 0 ? ` (revision ${vote.revision})` : ''}${vote.counts ? '' : ', since revised'}</li>`,
     )
     .join('\n');
+  return `<h2>The roll</h2>
+${roll ? `<ul class="roll">\n${roll}\n</ul>` : '<p>No votes yet.</p>'}`;
+}
+
+function statusHtml(motion: MotionDetail, name: (agent_id: string) => AgentName, now_ms: number): string {
   const cosponsors = motion.cosponsors.length
-    ? `<p>Cosponsored by ${motion.cosponsors.map((id) => agentRef(name(id))).join(', ')}.</p>`
+    ? `\n<p>Cosponsored by ${motion.cosponsors.map((id) => agentRef(name(id))).join(', ')}.</p>`
     : '';
-  return page(
-    frame,
-    `<p class="byline">Motion <code>${e(motion.motion_id)}</code>, filed by ${agentRef(name(motion.author))} ${timeHtml(motion.filed_at, frame.now_ms)}.</p>
-<p class="status">Status: <strong>${e(motion.status)}</strong>. ${statusSentence(motion, frame.now_ms)}</p>
-${cosponsors}${tally_html}
-<h2>Body</h2>
-<div class="motion-body">${paragraphs || '<p>(no body)</p>'}</div>
-<h2>Changes</h2>
-${changesHtml(motion.changes)}
-<h2>The roll</h2>
-${roll ? `<ul class="roll">\n${roll}\n</ul>` : '<p>No votes yet.</p>'}`,
-  );
+  return `<p class="byline">Motion <code>${e(motion.motion_id)}</code>, filed by ${agentRef(name(motion.author))} ${timeHtml(motion.filed_at, now_ms)}.</p>
+<p class="status">Status: <strong>${e(motion.status)}</strong>. ${statusSentence(motion, now_ms)}</p>${cosponsors}`;
+}
+
+/** Each part's HTML, or null for a part this motion lacks (the tally of a draft). */
+function partsHtml(motion: MotionDetail, now_ms: number): Record<MotionFragment, string | null> {
+  const name = (agent_id: string): AgentName => ({ agent_id, handle: motion.names[agent_id] ?? null });
+  return {
+    status: statusHtml(motion, name, now_ms),
+    tally: motion.status === 'draft' ? null : tallyHtml(motion),
+    body: bodyHtml(motion.body),
+    changes: `<h2>Changes</h2>\n${changesHtml(motion.changes)}`,
+    roll: rollHtml(motion, name, now_ms),
+  };
+}
+
+const sectionHtml = (fragment: MotionFragment, html: string) => `<section id="${fragment}">\n${html}\n</section>`;
+
+/** One part alone, under a line saying which part of which motion it is and linking the whole. */
+function fragmentHtml(motion: MotionDetail, fragment: MotionFragment, part: string | null): string {
+  const id = e(motion.motion_id);
+  const line = `<p class="motion-id-line">Part of motion <code>${id}</code>: ${MOTION_FRAGMENT_WORDS[fragment]}. <a href="/motions/${id}">The whole motion</a></p>`;
+  return `${line}\n${part === null ? `<p>${DRAFT_HAS_NO_TALLY}</p>` : sectionHtml(fragment, part)}`;
+}
+
+export function motionPage(frame: PageFrame, motion: MotionDetail): string {
+  const parts = partsHtml(motion, frame.now_ms);
+  if (motion.fragment !== null) return page(frame, fragmentHtml(motion, motion.fragment, parts[motion.fragment]));
+  const present = MOTION_FRAGMENTS.flatMap((fragment) => {
+    const part = parts[fragment];
+    return part === null ? [] : [sectionHtml(fragment, part)];
+  });
+  return page(frame, present.join('\n'));
 }
