@@ -150,12 +150,25 @@ const cases = fc.record({
   reveal: fc.constantFrom(...REVEAL_STYLES),
 });
 
+/**
+ * Where two encodings first differ (-1: nowhere, the same length). Compared as bytes, not
+ * with toEqual: a deep equality walks and formats every element, which made this file 20 times slower.
+ */
+function firstDifference(actual: Uint8Array, expected: Uint8Array): number {
+  if (Buffer.from(actual).equals(Buffer.from(expected))) return -1;
+  const shorter = Math.min(actual.length, expected.length);
+  for (let at = 0; at < shorter; at++) if (actual[at] !== expected[at]) return at;
+  return shorter;
+}
+
 describe('the chunk encoder', () => {
   it('writes exactly the bytes of the tile-by-tile reference, over random chunks and revealed bitsets', () => {
     fc.assert(
       fc.property(cases, (c) => {
         fill(c);
-        expect(encodeChunk(planes, c.chunk_x, c.chunk_y)).toEqual(referenceEncode(planes, c.chunk_x, c.chunk_y));
+        expect(
+          firstDifference(encodeChunk(planes, c.chunk_x, c.chunk_y), referenceEncode(planes, c.chunk_x, c.chunk_y)),
+        ).toBe(-1);
       }),
       { numRuns: 400 },
     );
@@ -167,7 +180,7 @@ describe('the chunk encoder', () => {
     const check = () => {
       for (let chunk = 0; chunk < 1024; chunk += 7) {
         const [cx, cy] = [chunk % 32, Math.floor(chunk / 32)];
-        expect(encodeChunk(real, cx, cy), `chunk ${cx},${cy}`).toEqual(referenceEncode(real, cx, cy));
+        expect(firstDifference(encodeChunk(real, cx, cy), referenceEncode(real, cx, cy)), `chunk ${cx},${cy}`).toBe(-1);
       }
       for (const [cx, cy] of [
         [0, 0],
@@ -175,7 +188,7 @@ describe('the chunk encoder', () => {
         [0, 31],
         [31, 31],
       ] as const)
-        expect(encodeChunk(real, cx, cy), `chunk ${cx},${cy}`).toEqual(referenceEncode(real, cx, cy));
+        expect(firstDifference(encodeChunk(real, cx, cy), referenceEncode(real, cx, cy)), `chunk ${cx},${cy}`).toBe(-1);
     };
     world.revealed.fill(0);
     check();
