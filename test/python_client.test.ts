@@ -54,6 +54,7 @@ describe.skipIf(!has_nacl)('the Python client', () => {
     expect(run.output).toMatch(/test_a_road_moved_fails_naming_the_path_and_the_signed_field .* ok/);
     expect(run.output).toMatch(/test_a_line_past_the_bound_is_refused_before_it_ends .* ok/);
     expect(run.output).toMatch(/test_a_cut_mid_event_resumes_after_the_last_seq_yielded .* ok/);
+    expect(run.output).toMatch(/test_rewritten_is_handed_over_and_the_rewritten_seqs_are_yielded .* ok/);
     expect(run.output).toMatch(/skipped 'set TESSERA_URL/);
   });
 
@@ -64,6 +65,9 @@ describe.skipIf(!has_nacl)('the Python client', () => {
     expect(run.output).toMatch(/test_8_a_bulletin_post_gets_its_proof_of_machine_solved .* ok/);
     expect(run.output).toMatch(
       /test_9_the_event_stream_brings_an_act_and_resumes_after_a_cut_with_last_event_id .* ok/,
+    );
+    expect(run.output).toMatch(
+      /test_10_a_stream_resumed_past_the_head_is_told_rewritten_and_resumes_at_the_head .* ok/,
     );
     expect(run.output).not.toMatch(/skipped/);
     expect(society.bugs).toEqual([]);

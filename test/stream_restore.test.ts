@@ -1,6 +1,8 @@
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { HistoryRewritten } from '../client/event_stream.js';
+import { TesseraClient } from '../client/sdk.js';
 import { startTestSociety, tempDir, type TestSociety } from './helpers/society.js';
 import { join } from './helpers/world.js';
 
@@ -27,6 +29,8 @@ async function firstEvents(url: string, headers: Record<string, string>, count: 
 
 const data_dir = tempDir('tessera-stream-restore-');
 let society: TestSociety | undefined;
+/** The last seq of the history the restore gave up, as a client following it saw. */
+let last_seen = 0;
 afterAll(async () => {
   await society?.close();
   rmSync(data_dir, { recursive: true, force: true });
@@ -46,7 +50,7 @@ describe('an event stream resumed across a restore', () => {
     society = await startTestSociety({ data_dir });
     await join(society, 'given-up-1');
     await join(society, 'given-up-2');
-    const last_seen = society.store.ledgerHead().seq;
+    last_seen = society.store.ledgerHead().seq;
     expect(last_seen).toBeGreaterThan(backup_seq);
     await society.close();
 
@@ -66,6 +70,23 @@ describe('an event stream resumed across a restore', () => {
     // The entry that took the first rewritten seq is sent, not skipped as the old seq would have it.
     expect([first!.id, first!.event, first!.data.seq]).toEqual([String(backup_seq + 1), 'entry', backup_seq + 1]);
     expect(first!.data.actor).toBe(after_restore.id);
+  });
+
+  it("is told to the SDK's follower, which goes on from the rewritten seq", async () => {
+    const head = society!.store.ledgerHead().seq;
+    expect(last_seen).toBeGreaterThan(head);
+    const told: HistoryRewritten[] = [];
+    const controller = new AbortController();
+    const following = new TesseraClient(society!.url)
+      .follow({ after: last_seen, signal: controller.signal, on_rewritten: (rewritten) => void told.push(rewritten) })
+      [Symbol.asyncIterator]();
+    const first = following.next();
+    const newcomer = await join(society!, 'after-rewritten');
+    const { value: entry } = await first;
+    controller.abort();
+    expect(told).toEqual([{ rewritten_from: head + 1, last_event_id: last_seen }]);
+    // The entry at the first rewritten seq, not one after the seq of the history given up.
+    expect([entry!.seq, entry!.actor]).toEqual([head + 1, newcomer.id]);
   });
 
   it('resumes a client within this history as before, with no rewritten event', async () => {

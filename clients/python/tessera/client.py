@@ -374,7 +374,8 @@ class TesseraClient:
         (`types`, any of; `actor`, an agent id or "system"; `chunk`, (chunk_x, chunk_y)), each once,
         in seq order, reconnecting and resuming by itself (tessera/events.py). Starts at `from_seq`,
         or right after `after_seq`, or, with neither, after the ledger's head as read now: an entry
-        committed while the first connection is being made is not missed."""
+        committed while the first connection is being made is not missed. `on_rewritten=` is told
+        when a restore rewrote history already yielded (follow_ledger says how)."""
         if from_seq is None and after_seq is None:
             head = self.ledger_page(1, 1).get("head") or {}
             after_seq = head.get("seq", 0)

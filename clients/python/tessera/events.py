@@ -4,6 +4,8 @@ without polling"), one entry at a time, reconnecting by itself.
 Every entry matching the filters is yielded once, in seq order: after a dropped connection the
 stream is asked again with `Last-Event-ID: <the last seq yielded>`, after a `dropped` event from
 `resume_from` on (sent as `Last-Event-ID: <resume_from - 1>`, which the server reads the same way).
+After a restore rewound the ledger past the last seq yielded, the server says so with a
+`rewritten` event; the follower hands it to `on_rewritten` and goes on from its `rewritten_from`.
 """
 
 import http.client
@@ -106,6 +108,14 @@ def _parse_entry(event):
     return entry
 
 
+def _rewritten(event):
+    try:
+        told = json.loads(event.data)
+        return {"rewritten_from": int(told["rewritten_from"]), "last_event_id": int(told["last_event_id"])}
+    except (ValueError, TypeError, KeyError) as error:
+        raise EventStreamError(0, event.data[:500], f"a rewritten event names no rewritten_from: {error}")
+
+
 def _resume_from(event):
     try:
         return int(json.loads(event.data)["resume_from"])
@@ -114,12 +124,18 @@ def _resume_from(event):
 
 
 def follow_ledger(base_url, types=None, actor=None, chunk=None, from_seq=None, after_seq=None,
-                  read_timeout=READ_TIMEOUT_S, sleep=time.sleep):
+                  read_timeout=READ_TIMEOUT_S, sleep=time.sleep, on_rewritten=None):
     """Yields each ledger entry (a dict, exactly as GET /api/v1/ledger serves it) matching the
     filters, once, in seq order, for as long as it is iterated; closing the generator (a break)
     closes the connection. Start at `from_seq`, or right after `after_seq` (a seq already seen),
     or, with neither, at whatever commits after the first connection. Raises EventStreamError
-    on what reconnecting cannot mend, SseError on a line or an event past its bound."""
+    on what reconnecting cannot mend, SseError on a line or an event past its bound.
+
+    When the stream says a restore rewrote the history from `rewritten_from` on (protocol.md,
+    "After a restore"), `on_rewritten` is called with the event's data, a dict
+    {"rewritten_from": seq, "last_event_id": seq}, before the next entry: drop what you derived
+    from the entries yielded at or after rewritten_from. The entries from rewritten_from on are
+    then yielded, so seqs go back; without on_rewritten only that tells."""
     url = events_url(base_url, types, actor, chunk, from_seq)
     first_wait = FIRST_WAIT_S
     wait = first_wait
@@ -151,6 +167,14 @@ def follow_ledger(base_url, types=None, actor=None, chunk=None, from_seq=None, a
                             after_seq = entry["seq"]
                             wait = first_wait
                             yield entry
+                        elif event.type == "rewritten":
+                            rewritten = _rewritten(event)
+                            # The entries from rewritten_from on are this history's, not the ones
+                            # yielded under those seqs; the event has no id, so a reconnect before
+                            # the next entry must resume there too.
+                            after_seq = rewritten["rewritten_from"] - 1
+                            if on_rewritten is not None:
+                                on_rewritten(rewritten)
                         elif event.type == "dropped":
                             # Everything before resume_from was sent (or filtered out) already.
                             after_seq = max(after_seq or 0, _resume_from(event) - 1)

@@ -90,6 +90,16 @@ class Follow(unittest.TestCase):
         self.assertEqual(seqs, [5, 9])
         self.assertEqual([r["last_event_id"] for r in requests], ["4", "8"])
 
+    def test_rewritten_is_handed_over_and_the_rewritten_seqs_are_yielded(self):
+        told = []
+        rewritten = 'event: rewritten\ndata: {"rewritten_from":5,"last_event_id":7}\n\n'
+        # The first connection ends after `rewritten`, before an entry: the resume starts at 5, not after 7.
+        seqs, requests = self.follow([(200, {}, rewritten.encode()), (200, {}, (entry(5) + entry(6)).encode())], 2,
+                                     after_seq=7, on_rewritten=told.append)
+        self.assertEqual(told, [{"rewritten_from": 5, "last_event_id": 7}])
+        self.assertEqual(seqs, [5, 6])
+        self.assertEqual([r["last_event_id"] for r in requests], ["7", "4"])
+
     def test_an_entry_sent_again_is_not_yielded_twice(self):
         seqs, _ = self.follow([(200, {}, (entry(1) + entry(2)).encode()),
                                (200, {}, (entry(2) + entry(3)).encode())], 3)

@@ -197,6 +197,42 @@ class Live(unittest.TestCase):
         self.assertNotIn("last-event-id", proxy.request_heads[0].lower())
         self.assertIn(f"last-event-id: {before_cut[-2]}\r\n", proxy.request_heads[1].lower())
 
+    def test_10_a_stream_resumed_past_the_head_is_told_rewritten_and_resumes_at_the_head(self):
+        # A seq past the head is what a follower holds after a restore rewound the ledger: as far as
+        # the service can tell, it saw a history this one replaced.
+        head = self.client.ledger_page(1, 1)["head"]["seq"]
+        given_up = head + 1000
+        key = AgentKey.generate()
+        client = TesseraClient(URL, key)
+        told = []
+        rewritten_told = threading.Event()
+        arrived = queue.Queue()
+
+        def on_rewritten(rewritten):
+            told.append(rewritten)
+            rewritten_told.set()
+
+        def follow():
+            try:
+                for entry in client.events(actor=key.agent_id, after_seq=given_up, on_rewritten=on_rewritten):
+                    arrived.put(entry)
+                    return
+            except Exception as error:  # handed to the test's thread, which fails on it
+                arrived.put(error)
+
+        threading.Thread(target=follow, daemon=True).start()
+        # Sent first on the stream: once told, the stream goes on from a seq before the registration.
+        self.assertTrue(rewritten_told.wait(20))
+        registered = client.register("py_" + uuid.uuid4().hex[:12])["ledger"]["first_seq"]
+        first = arrived.get(timeout=20)
+        if isinstance(first, Exception):
+            raise first
+        self.assertEqual(len(told), 1)
+        self.assertEqual(told[0]["last_event_id"], given_up)
+        self.assertGreater(told[0]["rewritten_from"], head)
+        # Not skipped as "at or before the seq already seen": the registration, far below it.
+        self.assertEqual(first["seq"], registered)
+
 
 if __name__ == "__main__":
     unittest.main()
