@@ -80,6 +80,10 @@ const EnvSchema = z.object({
     .max(7 * 86_400)
     .default(3600),
   BACKUPS_KEPT: z.coerce.number().int().min(1).max(1000).default(24),
+  DISPATCH_DAILY_AT_UTC: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day HH:MM, UTC, from 00:00 to 23:59 (e.g. 09:00)')
+    .optional(),
   ...ClusterEnvSchema,
 });
 
@@ -107,6 +111,11 @@ export interface Config {
   /** A backup and a restore drill every this many seconds (0: only on demand), keeping this many backups. */
   backup_every_seconds: number;
   backups_kept: number;
+  /**
+   * Minutes after UTC midnight at which the service publishes the Dispatch each day, signed
+   * with the Founder key in DATA_DIR (api/operations/daily_dispatch.ts); absent: only by hand.
+   */
+  dispatch_daily_at_minutes?: number;
   /** This service's public address, for links it hands out. */
   public_url: string;
   /** The transparency log's origin, fixed by the log key on the first start; absent: derived from public_url. */
@@ -177,6 +186,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     witnesses: parseWitnesses(e.WITNESSES ?? ''),
     backup_every_seconds: e.BACKUP_EVERY_SECONDS,
     backups_kept: e.BACKUPS_KEPT,
+    ...(e.DISPATCH_DAILY_AT_UTC ? { dispatch_daily_at_minutes: minutesOfDay(e.DISPATCH_DAILY_AT_UTC) } : {}),
     read_limits: {
       reads_per_second: e.READS_PER_SECOND,
       burst_reads: e.READ_BURST,
@@ -205,6 +215,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : {}),
   };
+}
+
+/** "HH:MM" (checked by its pattern) as minutes after midnight. */
+function minutesOfDay(time: string): number {
+  const [hours, minutes] = time.split(':').map(Number);
+  return hours! * 60 + minutes!;
 }
 
 /** The replicated log's settings, refused as every other setting is. */

@@ -13,6 +13,7 @@ import { NonceBook } from './nonces.js';
 import { ChunkCache } from './chunk_cache.js';
 import { Processor, paymentModeOf } from './payments/processor.js';
 import { Operations } from './operations/operator.js';
+import { dailyDispatchFor } from './operations/daily_dispatch.js';
 import { Metrics } from './metrics.js';
 import { pino } from 'pino';
 import { claimDataFolder, COOKIE_SECRET_FILE, inspectDataFolder, STORE_FOLDER } from './data_folder.js';
@@ -370,6 +371,18 @@ async function serveSociety(
   listening_url = url;
   // Now it follows the log and competes for the lease; a leader node leads before this resolves.
   await node_ref?.start();
+  const daily_dispatch = await dailyDispatchFor(
+    { daily_at_minutes: config.dispatch_daily_at_minutes, key_file: founder.key_file },
+    {
+      url: () => listening_url,
+      clock,
+      // A replica never publishes: only the node whose writes the society takes.
+      writable: () => (node_ref ? node_ref.writable : engine.is_writer),
+      last_dispatch_at_ms: () => engine.state.governance.dispatches.at(-1)?.at_ms,
+      log,
+    },
+  );
+  daily_dispatch?.start();
   return {
     url,
     engine,
@@ -381,6 +394,7 @@ async function serveSociety(
     paths: app.paths,
     ...(node_ref ? { cluster: node_ref } : {}),
     async close() {
+      await daily_dispatch?.stop();
       events.ledger.close();
       events.world.close();
       await new Promise<void>((resolve) => {

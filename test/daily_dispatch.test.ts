@@ -1,6 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TesseraClient } from '../client/sdk.js';
-import { founderClient, startTestSociety, type TestSociety } from './helpers/society.js';
+import { verifyLedger } from '../client/verify.js';
+import { configFromEnv } from '../api/config.js';
+import { founderClient, startTestSociety, tempDir, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
 import { refusal } from './helpers/world.js';
 
@@ -66,5 +71,146 @@ describe("the Founder's note in a Dispatch", () => {
     expect(society.engine.state.governance.dispatches.length).toBe(before);
     const longest = await founder.signed<any>('POST', '/enactment/dispatch', { note: '😀'.repeat(2000) });
     expect(longest.dispatch_id).toBe(before + 1);
+  });
+});
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** The test societies start at 10:00 UTC (test/helpers/society.ts); the Dispatch is set for noon. */
+const NOON = 12 * 60;
+const MORNING_MS = Date.parse('2026-11-21T10:00:00.000Z');
+
+/** Long enough for the scheduler, which looks at the clock every second, to have looked at least once. */
+const oneCheck = () => new Promise((resolve) => setTimeout(resolve, 1_300));
+
+const dispatchCount = (society: TestSociety) => society.engine.state.governance.dispatches.length;
+
+/** Waits for count Dispatches on the ledger (the state holds one a moment before its entry is stored). */
+async function expectDispatches(society: TestSociety, count: number): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      expect(dispatchCount(society)).toBe(count);
+      expect(await dispatchEntries(society)).toHaveLength(count);
+    },
+    { timeout: 5_000, interval: 50 },
+  );
+}
+
+const atOf = (entry: { at: string }) => new Date(entry.at).toISOString();
+
+describe('the daily Dispatch (DISPATCH_DAILY_AT_UTC)', () => {
+  const societies: TestSociety[] = [];
+  afterAll(() => Promise.all(societies.map((society) => society.destroy())));
+
+  async function society(options: Parameters<typeof startTestSociety>[0] = {}): Promise<TestSociety> {
+    const started = await startTestSociety(options);
+    societies.push(started);
+    return started;
+  }
+
+  it('publishes nothing before the time, one at it, none again that day, one the next day: signed by the Founder, verifiable', async () => {
+    const s = await society({ config: { dispatch_daily_at_minutes: NOON } });
+    await oneCheck();
+    expect(dispatchCount(s)).toBe(0);
+    s.advance(2 * HOUR_MS - 60_000); // 11:59
+    await oneCheck();
+    expect(dispatchCount(s)).toBe(0);
+
+    s.advance(60_000); // 12:00
+    await expectDispatches(s, 1);
+    const [entry] = await dispatchEntries(s);
+    expect(entry).toMatchObject({ actor: s.engine.state.founder_agent_id, data: { dispatch_id: 1 } });
+    expect(entry.proof).toMatchObject({ method: 'POST', path: '/enactment/dispatch', body: '{}' });
+    expect(entry.data).not.toHaveProperty('note');
+    const published = s.logs.filter((line) => line.includes('daily_dispatch_published'));
+    expect(published).toHaveLength(1);
+    expect(JSON.parse(published[0]!)).toMatchObject({ dispatch_id: 1, scheduled_at: '2026-11-21T12:00:00.000Z' });
+    const key = JSON.parse(readFileSync(join(s.data_dir, 'founder.key.json'), 'utf8'));
+    expect(s.logs.join('\n')).not.toContain(key.private_key);
+
+    s.advance(6 * HOUR_MS); // 18:00
+    await oneCheck();
+    expect(dispatchCount(s)).toBe(1);
+    s.advance(17 * HOUR_MS); // 11:00 the next day
+    await oneCheck();
+    expect(dispatchCount(s)).toBe(1);
+    s.advance(HOUR_MS + 5_000); // 12:00:05 the next day
+    await expectDispatches(s, 2);
+    await oneCheck();
+    expect(dispatchCount(s)).toBe(2);
+    expect((await dispatchEntries(s)).map(atOf)).toEqual(['2026-11-21T12:00:00.000Z', '2026-11-22T12:00:05.000Z']);
+    expect(await verifyLedger(s.url)).toMatchObject({ ok: true });
+    expect(s.bugs).toEqual([]);
+  });
+
+  it('publishes none on a day the Founder already published one by hand after the time', async () => {
+    const data_dir = tempDir();
+    // Published by hand at 12:30, with the service not scheduling anything.
+    const by_hand = await startTestSociety({ data_dir, start_ms: MORNING_MS + 2.5 * HOUR_MS });
+    await (await founderClient(by_hand)).signed('POST', '/enactment/dispatch', { note: 'By hand.' });
+    await by_hand.close();
+    // Started again at 13:00 that day with the setting: noon's Dispatch is out already.
+    const s = await society({
+      data_dir,
+      start_ms: MORNING_MS + 3 * HOUR_MS,
+      config: { dispatch_daily_at_minutes: NOON },
+    });
+    await oneCheck();
+    expect(dispatchCount(s)).toBe(1);
+    expect(s.logs.some((line) => line.includes('daily_dispatch_published'))).toBe(false);
+    // The next day's is the service's again.
+    s.advance(DAY_MS);
+    await expectDispatches(s, 2);
+  });
+
+  it('catches up once, not once per missed day, when started after the time', async () => {
+    const data_dir = tempDir();
+    const before = await startTestSociety({ data_dir });
+    await before.close();
+    // Four days later, at 15:00: one Dispatch for today, none for the three days it was down.
+    const s = await society({
+      data_dir,
+      start_ms: MORNING_MS + 4 * DAY_MS + 5 * HOUR_MS,
+      config: { dispatch_daily_at_minutes: NOON },
+    });
+    await expectDispatches(s, 1);
+    await oneCheck();
+    expect(dispatchCount(s)).toBe(1);
+    expect(atOf((await dispatchEntries(s))[0])).toBe('2026-11-25T15:00:00.000Z');
+  });
+
+  it('is off by default: no setting, no Dispatch, ever', async () => {
+    const s = await society();
+    s.advance(3 * HOUR_MS);
+    await oneCheck();
+    s.advance(DAY_MS);
+    await oneCheck();
+    expect(dispatchCount(s)).toBe(0);
+    expect(s.logs.some((line) => line.includes('daily_dispatch'))).toBe(false);
+  });
+
+  it('reads HH:MM as minutes after midnight UTC, and refuses anything else naming the variable', () => {
+    expect(configFromEnv({ DISPATCH_DAILY_AT_UTC: '09:30' }).dispatch_daily_at_minutes).toBe(570);
+    expect(configFromEnv({ DISPATCH_DAILY_AT_UTC: '00:00' }).dispatch_daily_at_minutes).toBe(0);
+    expect(configFromEnv({}).dispatch_daily_at_minutes).toBeUndefined();
+    for (const bad of ['24:00', '9:30', '12:60', 'noon', '12:00Z', ' 12:00', ''])
+      expect(() => configFromEnv({ DISPATCH_DAILY_AT_UTC: bad }), bad).toThrow(
+        /bad configuration: DISPATCH_DAILY_AT_UTC: must be a time of day HH:MM/,
+      );
+  });
+
+  it('stops the server at start-up with exit 78 for a bad value, naming it, before anything is written', async () => {
+    const data_dir = join(tempDir(), 'never-made');
+    const exit = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'api/main.ts'],
+        { env: { ...process.env, PORT: '0', DATA_DIR: data_dir, DISPATCH_DAILY_AT_UTC: '25:00' }, timeout: 30_000 },
+        (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }),
+      );
+    });
+    expect(exit.code).toBe(78);
+    expect(exit.stderr).toContain('DISPATCH_DAILY_AT_UTC');
+    expect(existsSync(data_dir)).toBe(false);
   });
 });
