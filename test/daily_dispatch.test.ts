@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TesseraClient } from '../client/sdk.js';
 import { verifyLedger } from '../client/verify.js';
 import { configFromEnv } from '../api/config.js';
+import { freePort } from '../bench/nats_cluster.js';
+import { memoryCluster, NodeLink, startClusterNode } from './helpers/cluster.js';
 import { founderClient, startTestSociety, tempDir, type TestSociety } from './helpers/society.js';
 import { request } from './helpers/signed.js';
 import { refusal } from './helpers/world.js';
@@ -177,6 +179,49 @@ describe('the daily Dispatch (DISPATCH_DAILY_AT_UTC)', () => {
     await oneCheck();
     expect(dispatchCount(s)).toBe(1);
     expect(atOf((await dispatchEntries(s))[0])).toBe('2026-11-25T15:00:00.000Z');
+  });
+
+  it('is never published by a replica, even one holding the Founder key and the setting', async () => {
+    const cluster = memoryCluster(10_000);
+    const leader = await startClusterNode(cluster, { node_id: 'a', role: 'leader' });
+    societies.push(leader);
+    const joined = await startClusterNode(cluster, {
+      node_id: 'b',
+      role: 'replica',
+      eligible: false,
+      log_key_from: leader.data_dir,
+    });
+    await vi.waitFor(() => expect(joined.store.ledgerHead()).toEqual(leader.store.ledgerHead()), { timeout: 5_000 });
+    await joined.close();
+    // Started again with the Founder key beside its store, set for the minute it is in: due at once.
+    copyFileSync(join(leader.data_dir, 'founder.key.json'), join(joined.data_dir, 'founder.key.json'));
+    const now_ms = Date.now();
+    const port = await freePort();
+    const replica = await society({
+      data_dir: joined.data_dir,
+      start_ms: now_ms,
+      config: {
+        port,
+        public_url: `http://127.0.0.1:${port}`,
+        dispatch_daily_at_minutes: Math.floor((now_ms % DAY_MS) / 60_000),
+        cluster: {
+          servers: ['nats://in-process'],
+          role: 'replica',
+          node_id: 'b',
+          log_name: 'test',
+          log_replicas: 1,
+          lease_ttl_ms: cluster.ttl_ms,
+          eligible: false,
+        },
+      },
+      start: { cluster_log: new NodeLink(cluster), on_fatal: (error) => expect.fail(String(error)) },
+    });
+    expect(replica.cluster!.leading).toBe(false);
+    await oneCheck();
+    await oneCheck();
+    expect(dispatchCount(replica)).toBe(0);
+    expect(dispatchCount(leader)).toBe(0);
+    expect(replica.logs.filter((line) => line.includes('daily_dispatch'))).toEqual([]);
   });
 
   it('is off by default: no setting, no Dispatch, ever', async () => {
