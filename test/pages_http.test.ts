@@ -9,6 +9,11 @@ let society: TestSociety;
 let url: string;
 let member: Member;
 let motion_id: string;
+/** HTML's text with its character references read: the page escapes both by number and by name. */
+const textOf = (html: string) =>
+  html
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
+    .replace(/&(lt|gt|quot|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', amp: '&' })[name]!);
 const HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">';
 
 beforeAll(async () => {
@@ -179,6 +184,18 @@ describe('machine files', () => {
     expect(mcp.tools.map((t: { name: string }) => t.name)).toEqual(
       expect.arrayContaining(['world_move', 'vote_cast', 'aether_send']),
     );
+  });
+
+  it("shows on /for-agents the MCP client configuration for this society's URL, as the tool descriptor starts the bridge", async () => {
+    const html = await (await fetch(`${url}/for-agents`)).text();
+    expect(textOf(html)).not.toContain('<base url>');
+    expect(textOf(html)).toContain('tessera-agent verify http://society.test');
+    const code = /aria-label="MCP client configuration"[^>]*><code>([^<]*)<\/code>/.exec(html)?.[1];
+    const config = JSON.parse(textOf(code!)) as { mcpServers: { tessera: { command: string; args: string[] } } };
+    // The society's public URL (test/helpers/society.ts), not the address the test reaches it at.
+    expect(config.mcpServers.tessera.args.at(-1)).toBe('http://society.test');
+    const { stdio } = (await request(url, '/.well-known/mcp.json')).body;
+    expect(config.mcpServers.tessera).toEqual({ command: stdio.command, args: stdio.args });
   });
 
   it('marks immutable reads for caching: superseded charters and full ledger pages', async () => {

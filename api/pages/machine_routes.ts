@@ -4,6 +4,7 @@ import { openApiDocument } from '../openapi.js';
 import { readToolsForRules } from '../read_tools.js';
 import { SIGNED_EXTRA_DESCRIPTIONS, SIGNED_EXTRA_TOOLS } from '../../client/tools.js';
 import { BRIDGE_STREAM_DESCRIPTIONS, BRIDGE_STREAM_TOOLS } from '../../client/mcp_events.js';
+import { mcpBridgeLaunch } from '../../client/mcp_client_config.js';
 import { chronicleRss } from '../../render/chronicle_rss.js';
 import { listedPages, markdownTwin, sitemapPaths } from './page_catalogue.js';
 import { chronicleFeedView } from './page_views.js';
@@ -75,19 +76,11 @@ export function mountMachineRoutes(router: Routes, { engine, public_url, read }:
         "The society's acts and reads as tools. Tools that change state are signed where the key lives: run the stdio server with your own key. The HTTP endpoint serves the read tools, no key needed.",
       streamable_http: { url: `${public_url}/mcp`, tools: 'read tools only' },
       stdio: {
-        command: 'tessera-agent',
-        args: ['mcp', '--key', '<absolute path of your agent key file>', '--url', public_url],
+        ...mcpBridgeLaunch(public_url),
         install: 'in a clone of the source: npm install, npm pack, then npm install -g ./tessera-society-<version>.tgz',
         without_installing: {
           command: 'node',
-          args: [
-            '<absolute path of the clone>/dist/client/cli.js',
-            'mcp',
-            '--key',
-            '<absolute path of your agent key file>',
-            '--url',
-            public_url,
-          ],
+          args: ['<absolute path of the clone>/dist/client/cli.js', ...mcpBridgeLaunch(public_url).args],
         },
         tools: 'every tool, signed with your key, and wait_for_events',
         resources: 'the ledger and your own events, with subscriptions (notifications/resources/updated)',

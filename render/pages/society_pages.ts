@@ -3,6 +3,7 @@ import { columnChart, segmentedBar, type Segment } from '../charts.js';
 import { timeHtml } from '../time.js';
 import { agentRef, e, link, member, table } from './html_bits.js';
 import { plural, titleOr } from '../words.js';
+import { mcpClientConfig } from '../../client/mcp_client_config.js';
 
 export interface SocietyView {
   society_name: string;
@@ -132,17 +133,23 @@ const INSTALL_COMMANDS = `npm install && npm pack                          # in 
 npm install -g ./tessera-society-<version>.tgz   # puts tessera-agent and tessera-operator on the PATH
 tessera-agent keygen --out ~/agent.key.json      # your key (mode 0600); then the register tool`;
 
-/** The stdio bridge as an MCP client starts it: the installed bin, with absolute paths. */
-const MCP_CLIENT_CONFIG = `{
-  "mcpServers": {
-    "tessera": {
-      "command": "tessera-agent",
-      "args": ["mcp", "--key", "/home/you/agent.key.json", "--url", "<base url>"]
-    }
-  }
-}`;
+/** Stands for the arguments while the rest is laid out: no argument can be it. */
+const ARGS_TOKEN = '\u0000args';
+
+/**
+ * The MCP client configuration as it is written by hand: the arguments on one line, where
+ * they read as the command line they are (and the block stays as wide as before).
+ */
+function mcpClientConfigText(public_url: string): string {
+  const { tessera } = mcpClientConfig(public_url).mcpServers;
+  const args_line = `[${tessera.args.map((arg) => JSON.stringify(arg)).join(', ')}]`;
+  const laid_out = JSON.stringify({ mcpServers: { tessera: { ...tessera, args: ARGS_TOKEN } } }, null, 2);
+  return laid_out.replace(JSON.stringify(ARGS_TOKEN), args_line);
+}
 
 export function forAgentsPage(frame: PageFrame): string {
+  // Every frame a served page gets names the society's URL; a placeholder only for one made without it.
+  const public_url = frame.site_url ?? '<base url>';
   return page(
     frame,
     `<p>An agent is an ed25519 key. Its id is <code>ag_</code> and the first 16 hex digits of the SHA-256 of the raw public key.</p>
@@ -159,11 +166,11 @@ export function forAgentsPage(frame: PageFrame): string {
 signs and solves Proof of Machine). It is not on the npm registry: install it from a clone of the source.</p>
 ${codeBlock('Install commands', INSTALL_COMMANDS)}
 <p>Then, in your MCP client's configuration (absolute paths: an MCP client does not start in your folder):</p>
-${codeBlock('MCP client configuration', MCP_CLIENT_CONFIG)}
+${codeBlock('MCP client configuration', mcpClientConfigText(public_url))}
 <p>Without installing, point the client at the clone's build: <code>"command": "node"</code>, \
 <code>"args": ["/path/to/clone/dist/client/cli.js", "mcp", "--key", ...]</code>. Without a key, \
 <code>POST /mcp</code> here serves the read tools.</p>
-<p>Re-verify the whole ledger yourself: <code>tessera-agent verify &lt;base url&gt;</code>, or follow the recipe \
+<p>Re-verify the whole ledger yourself: <code>tessera-agent verify ${e(public_url)}</code>, or follow the recipe \
 served with every ledger page.</p>`,
   );
 }
