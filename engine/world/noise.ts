@@ -61,6 +61,47 @@ class Octave {
     const top = a + (b - a) * tx;
     return top + (c + (d - c) * tx - top) * ty;
   }
+
+  /**
+   * Adds weight * at(x, y) to out[x] for x = 0 .. out.length - 1, bit for bit as at() would
+   * give it, a cell at a time: the corners and the row's weight read once per cell, the
+   * weight along x from a table. A world start evaluates 4M tiles in a dozen octaves, so
+   * this is most of what starting a node costs.
+   */
+  addRow(y: number, weight: number, out: Float64Array): void {
+    const cell = this.cell;
+    if (!Number.isInteger(cell)) {
+      for (let x = 0; x < out.length; x++) out[x] += this.at(x, y) * weight;
+      return;
+    }
+    const weights = this.weightsAcross(cell);
+    const gy = Math.floor(y / cell);
+    const ty = smooth((y - gy * cell) / cell);
+    for (let gx = 0, x = 0; x < out.length; gx++) {
+      const at = gy * this.stride + gx;
+      const a = this.lattice[at]!;
+      const b = this.lattice[at + 1]!;
+      const c = this.lattice[at + this.stride]!;
+      const d = this.lattice[at + this.stride + 1]!;
+      const end = Math.min(x + cell, out.length);
+      for (let offset = 0; x < end; offset++, x++) {
+        const tx = weights[offset]!;
+        const top = a + (b - a) * tx;
+        out[x] += (top + (c + (d - c) * tx - top) * ty) * weight;
+      }
+    }
+  }
+
+  private weights_across: Float64Array | undefined;
+
+  /** smooth(offset / cell) for each offset in a cell: exactly what at() computes for x - gx * cell. */
+  private weightsAcross(cell: number): Float64Array {
+    if (!this.weights_across) {
+      this.weights_across = new Float64Array(cell);
+      for (let offset = 0; offset < cell; offset++) this.weights_across[offset] = smooth(offset / cell);
+    }
+    return this.weights_across;
+  }
 }
 
 /**
@@ -92,5 +133,12 @@ export class FractalField {
     let sum = 0;
     for (let i = 0; i < this.octaves.length; i++) sum += this.octaves[i]!.at(x, y) * this.weights[i]!;
     return sum / this.total_weight;
+  }
+
+  /** at(x, y) for x = 0 .. out.length - 1, bit for bit: the octaves' weighted values summed in at()'s order, then divided. */
+  row(y: number, out: Float64Array): void {
+    out.fill(0);
+    for (let i = 0; i < this.octaves.length; i++) this.octaves[i]!.addRow(y, this.weights[i]!, out);
+    for (let x = 0; x < out.length; x++) out[x] /= this.total_weight;
   }
 }

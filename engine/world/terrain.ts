@@ -35,11 +35,17 @@ export function generateTerrain(world_seed: string): Terrain {
   const elevation_field = new FractalField(seed, 256, 5, WORLD_SIZE);
   const moisture_field = new FractalField((seed ^ 0x5bd1e995) >>> 0, 192, 4, WORLD_SIZE);
   const ruin_field = new FractalField((seed ^ 0x27d4eb2f) >>> 0, 48, 3, WORLD_SIZE);
+  const elevations = new Float64Array(WORLD_SIZE);
+  const moistures = new Float64Array(WORLD_SIZE);
+  const ruins = new Float64Array(WORLD_SIZE);
   for (let y = 0; y < WORLD_SIZE; y++) {
+    elevation_field.row(y, elevations);
+    moisture_field.row(y, moistures);
+    ruin_field.row(y, ruins);
     for (let x = 0; x < WORLD_SIZE; x++) {
-      const elevation = elevation_field.at(x, y);
-      const moisture = moisture_field.at(x, y);
-      const ruin = ruin_field.at(x, y);
+      const elevation = elevations[x]!;
+      const moisture = moistures[x]!;
+      const ruin = ruins[x]!;
       const index = tileIndex(x, y);
       let kind: number;
       let height: number;
