@@ -71,7 +71,7 @@ class Octave {
   addRow(y: number, weight: number, out: Float64Array): void {
     const cell = this.cell;
     if (!Number.isInteger(cell)) {
-      for (let x = 0; x < out.length; x++) out[x] += this.at(x, y) * weight;
+      for (let x = 0; x < out.length; x++) out[x] = out[x]! + this.at(x, y) * weight;
       return;
     }
     const weights = this.weightsAcross(cell);
@@ -87,7 +87,7 @@ class Octave {
       for (let offset = 0; x < end; offset++, x++) {
         const tx = weights[offset]!;
         const top = a + (b - a) * tx;
-        out[x] += (top + (c + (d - c) * tx - top) * ty) * weight;
+        out[x] = out[x]! + (top + (c + (d - c) * tx - top) * ty) * weight;
       }
     }
   }
@@ -139,6 +139,6 @@ export class FractalField {
   row(y: number, out: Float64Array): void {
     out.fill(0);
     for (let i = 0; i < this.octaves.length; i++) this.octaves[i]!.addRow(y, this.weights[i]!, out);
-    for (let x = 0; x < out.length; x++) out[x] /= this.total_weight;
+    for (let x = 0; x < out.length; x++) out[x] = out[x]! / this.total_weight;
   }
 }
