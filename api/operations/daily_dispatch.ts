@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseKeyFile, type AgentKey } from '../../client/keys.js';
 import { TesseraClient, TesseraError } from '../../client/sdk.js';
-import { ACT_ROUTES } from '../../engine/events/signed_routes.js';
+import { ACT_ROUTES } from '../../engine/index.js';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
