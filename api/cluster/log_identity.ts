@@ -91,6 +91,9 @@ export class NatsLogIdentity implements LogIdentity {
     this.kv ??= await new Kvm(jetstream(this.connection, { timeout: 2000 })).create(this.bucket, {
       history: 1,
       replicas: this.replicas,
+      // Read through the stream's leader (as the lease is): a replica behind it could answer "nothing recorded" just
+      // after another node recorded its key, and this node's create would then be refused with nothing read.
+      allow_direct: false,
     });
     const recorded = await this.recorded(this.kv);
     if (recorded !== undefined) return recorded;

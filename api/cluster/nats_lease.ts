@@ -19,6 +19,9 @@ export async function openNatsLease(
     ttl: ttl_ms,
     history: 1,
     replicas,
+    // Reads through the stream's leader, never a direct get that any replica may answer: a replica behind the
+    // leader could show a holder its own overwritten tenure, and it would count a lost renewal as landed.
+    allow_direct: false,
   });
   return new BucketLease(new KvLeaseBucket(kv), ttl_ms, clock);
 }
