@@ -212,7 +212,9 @@ async function serveSociety(
         })
       : await loadOrCreateLogKey(config.data_dir, origin, configured);
     founder = prepareGenesis(config.data_dir, genesis_settings, {
-      founded: store.lastTick() > 0 || log_ticks > 0,
+      // A replica never makes a Founder key: its leader founds the society, and a key made here would be a
+      // stranger's. Without one (or a founder_pubkey in GENESIS_FILE) it never leads an empty log (can_found).
+      founded: store.lastTick() > 0 || log_ticks > 0 || config.cluster?.role === 'replica',
       ...(options.on_founder_key ? { on_created: options.on_founder_key } : {}),
     });
     engine = await Engine.open(engine_store, founder.genesis, {
@@ -320,6 +322,7 @@ async function serveSociety(
       url: () => (new URL(config.public_url).port === '0' ? listening_url : config.public_url),
       role: node_config.role,
       eligible: node_config.eligible,
+      can_found: founder.genesis !== undefined,
       engine,
       store: engine_store as ReplicatedStore,
       log: cluster_log.log,

@@ -142,6 +142,29 @@ describe('start-up of a replicated node against the recorded key', () => {
     expect(await cluster.identity.claim(VKEY_A)).toBe(VKEY_A);
   });
 
+  it('starts a replica on a log nobody founded yet without a Founder key of its own; it leaves that log to the leader, then follows it', async () => {
+    const cluster = { ...memoryCluster(300), identity: new MemoryLogIdentity() };
+    const key_dir = folder();
+    await createLogKey(key_dir, 'replica-first.test/tessera');
+    const replica = await node(cluster, { node_id: 'b', role: 'replica', log_key_from: key_dir });
+    // A key made here would be a stranger's: had this node led the empty log, it would have founded another society.
+    expect(existsSync(join(replica.data_dir, 'founder.key.json'))).toBe(false);
+    // The lease free for several ttls: a node with nothing to found with leaves the empty log alone.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await cluster.log.lastTick()).toBe(0);
+    const leader = await node(cluster, { node_id: 'a', role: 'leader', log_key_from: key_dir });
+    const settled = async (done: () => boolean) => {
+      for (let waited_ms = 0; !done() && waited_ms < 10_000; waited_ms += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    await settled(() => leader.store.ledgerHead().seq > 0);
+    const founded_seq = leader.store.ledgerHead().seq;
+    expect(founded_seq).toBeGreaterThan(0);
+    await settled(() => replica.store.ledgerHead().seq >= founded_seq);
+    expect(replica.store.ledgerHead()).toEqual(leader.store.ledgerHead());
+    expect([replica.fatal, leader.fatal]).toEqual([[], []]);
+  });
+
   it('refuses a leader whose own key is not the recorded one, naming both; with the leader’s key copied it starts', async () => {
     const cluster = identityCluster();
     const leader = await node(cluster, { node_id: 'a', role: 'leader' });

@@ -18,6 +18,12 @@ export interface ClusterNodeOptions {
   role: NodeRole;
   /** false: never leads (a replica that only serves reads). */
   eligible: boolean;
+  /**
+   * Whether this node holds a genesis to found the society with (its Founder key, or a
+   * founder_pubkey in GENESIS_FILE). One that does not never takes the lease of an empty
+   * log: it would have nothing to found with, and leaves it to a node that has.
+   */
+  can_found: boolean;
   engine: Engine;
   store: ReplicatedStore;
   log: TickLog;
@@ -246,6 +252,7 @@ export class ClusterNode {
     // the cluster begins with the writer it was meant to have; once a leader was seen and
     // its lease lapsed (the server's ttl), there is nothing more to wait for.
     if (role === 'replica' && !this.seen_a_leader && now_ms - this.free_since_ms < lease.ttl_ms) return;
+    if (this.log_last_tick === 0 && !this.options.can_found) return;
     if (this.stopped) return;
     const tenure = await lease.take(node_id, url());
     if (!tenure) return;

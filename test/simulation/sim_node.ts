@@ -118,6 +118,7 @@ export class SimNode {
       url: () => this.options.id,
       role: this.options.role,
       eligible: true,
+      can_found: true,
       engine,
       store: replicated,
       log,
