@@ -136,7 +136,7 @@ const SENTENCES: Record<EventType, Sentence> = {
     { agent: actor },
     ' published ',
     { dispatch: data.dispatch_id },
-    ` (${plural(data.disclosures, 'disclosure')})`,
+    ` (${plural(data.disclosures, 'disclosure')}${typeof data.note === 'string' ? ', with a note from the Founder' : ''})`,
   ],
   bulletin_posted: (data, actor) => {
     const title = String(data.title ?? '');

@@ -55,6 +55,12 @@ describe("the Founder's note in a Dispatch", () => {
     expect(html).not.toContain('<script>alert(1)</script>');
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62; &#38; &#34;more&#34;');
 
+    // The ledger explorer's sentence says there is a note; the entry's page shows it.
+    const explorer = (await request(society.url, '/ledger?type=dispatch_published')).body as string;
+    expect(explorer).toContain(', with a note from the Founder)');
+    const entry_page = (await request(society.url, `/ledger/${entry.seq}`)).body as string;
+    expect(entry_page).toContain('Quiet week.');
+
     const markdown = (await request(society.url, '/dispatches.md')).body as string;
     expect(markdown).toContain('The Founder writes:');
     expect(markdown).toContain('> Quiet week.');
