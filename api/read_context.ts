@@ -24,7 +24,7 @@ export function readContextOf(
       started_at_ms: deps.started_at_ms,
       queue_depth: engine.queue_depth,
       log: () => deps.transparency.head(),
-      receipt: (seq) => deps.transparency.receipt(seq),
+      receipt: (seq, entry_json) => deps.transparency.receipt(seq, entry_json),
     },
   };
 }

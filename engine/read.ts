@@ -52,8 +52,11 @@ export interface ReadContext {
     readonly queue_depth: number;
     /** Asked for only by the reads that show it: it may sign a checkpoint. */
     log(): LogHead;
-    /** An entry's receipt (its inclusion proof to the newest checkpoint), or undefined before a checkpoint covers it. */
-    receipt(seq: number): Receipt | undefined;
+    /**
+     * An entry's receipt (its inclusion proof to the newest checkpoint), or undefined before a checkpoint covers it;
+     * `entry_json` is the entry as stored, when the caller has read it already.
+     */
+    receipt(seq: number, entry_json?: string): Receipt | undefined;
   };
 }
 

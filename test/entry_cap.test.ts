@@ -142,13 +142,12 @@ describe('requests too large for their entry', () => {
     expect(bytes(entry!.json)).toBeLessThanOrEqual(LEDGER_ENTRY_BYTES_MAX);
   });
 
-  it('publishes a Dispatch with as many disclosures as its entry holds, the rest in the next one, in order', async () => {
-    // Eleven resolutions with the longest reason: about 6 kB each in a Dispatch's text, more than one entry holds.
-    const reason = '\uffff'.repeat(2000);
+  /** Files `count` motions (the third argument of `motion` from `first` on) and has the Founder resolve each with `reason`; their ids. */
+  async function resolveMotions(count: number, first: number, reason: string): Promise<string[]> {
     const resolved: string[] = [];
-    for (let index = 0; index < 11; index++) {
+    for (let index = 0; index < count; index++) {
       const pom = await challenge('motion_propose');
-      const filed = await motion(pom, 0, index + 1).submit();
+      const filed = await motion(pom, 0, first + index).submit();
       const motion_id = harness.succeeded(filed).motion_id as string;
       const body = { motion_id, reason };
       const outcome = await signedSubmit(
@@ -161,6 +160,13 @@ describe('requests too large for their entry', () => {
       expect(outcome.ok).toBe(true);
       resolved.push(motion_id);
     }
+    return resolved;
+  }
+
+  it('publishes a Dispatch with as many disclosures as its entry holds, the rest in the next one, in order', async () => {
+    // Eleven resolutions with the longest reason: about 6 kB each in a Dispatch's text, more than one entry holds.
+    const reason = '\uffff'.repeat(2000);
+    const resolved = await resolveMotions(11, 1, reason);
     const dispatch = () => signedSubmit('enactment_dispatch', under.founder.agent_id, '/enactment/dispatch', {}, {});
     const first = await dispatch().submit();
     const second = await dispatch().submit();
@@ -181,19 +187,7 @@ describe('requests too large for their entry', () => {
 
   it("counts the Founder's note into the Dispatch's entry: the longest note, in four-byte characters, leaves room for fewer disclosures", async () => {
     const reason = '\uffff'.repeat(2000);
-    for (let index = 0; index < 10; index++) {
-      const pom = await challenge('motion_propose');
-      const filed = await motion(pom, 0, 100 + index).submit();
-      const body = { motion_id: harness.succeeded(filed).motion_id as string, reason };
-      const outcome = await signedSubmit(
-        'enactment_resolve',
-        under.founder.agent_id,
-        '/enactment/resolve',
-        body,
-        body,
-      ).submit();
-      expect(outcome.ok).toBe(true);
-    }
+    await resolveMotions(10, 100, reason);
     // Eight bytes a character: four in data, four more in the proof's body.
     const body = { note: '\u{1F600}'.repeat(2000) };
     const published = await signedSubmit(

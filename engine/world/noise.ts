@@ -74,7 +74,7 @@ class Octave {
       for (let x = 0; x < out.length; x++) out[x] = out[x]! + this.at(x, y) * weight;
       return;
     }
-    const weights = this.weightsAcross(cell);
+    const weights = this.weightsAcross();
     const gy = Math.floor(y / cell);
     const ty = smooth((y - gy * cell) / cell);
     for (let gx = 0, x = 0; x < out.length; gx++) {
@@ -95,7 +95,8 @@ class Octave {
   private weights_across: Float64Array | undefined;
 
   /** smooth(offset / cell) for each offset in a cell: exactly what at() computes for x - gx * cell. */
-  private weightsAcross(cell: number): Float64Array {
+  private weightsAcross(): Float64Array {
+    const cell = this.cell;
     if (!this.weights_across) {
       this.weights_across = new Float64Array(cell);
       for (let offset = 0; offset < cell; offset++) this.weights_across[offset] = smooth(offset / cell);

@@ -230,12 +230,12 @@ export function ledgerEntryView(context: ReadContext, { seq }: { seq: number }):
     signed_before: seq > 1 && signedEntry(context, seq - 1) ? seq - 1 : null,
     previous: seq > 1 ? seq - 1 : null,
     next: seq < head.seq ? seq + 1 : null,
-    inclusion: receiptPath(context, seq),
+    inclusion: receiptPath(context, seq, json),
   };
 }
 
 /** The entry's receipt drawn as its path to the newest checkpoint's root; null before a checkpoint covers it. */
-function receiptPath(context: ReadContext, seq: number): InclusionPath | null {
-  const receipt = context.host.receipt(seq);
+function receiptPath(context: ReadContext, seq: number, entry_json: string): InclusionPath | null {
+  const receipt = context.host.receipt(seq, entry_json);
   return receipt === undefined ? null : inclusionPathOf(receipt);
 }
