@@ -358,7 +358,7 @@ describe('standing', () => {
     const start = findTile(world, (x, y) => {
       for (let dx = 0; dx <= 12; dx++) if (biomeAt(world, x + dx, y) !== 'plains') return false;
       for (let dx = -2; dx <= 14; dx++)
-        for (let dy = -2; dy <= 2; dy++) if (world.revealed_by[tileIndex(x + dx, y + dy)]) return false;
+        for (let dy = -2; dy <= 2; dy++) if (world.discoveries.discovererOf(tileIndex(x + dx, y + dy))) return false;
       return true;
     });
     standOn(society, member, start.x, start.y);
@@ -383,7 +383,12 @@ describe('public world reads', () => {
     const seen = await look(member);
     const tile = (await request(url, `/api/v1/world/tile/${seen.position.x}/${seen.position.y}`)).body;
     expect(tile).toMatchObject({ revealed: true, biome: seen.biome, discovered_by: expect.stringMatching(/^ag_/) });
-    const hidden = findTile(worldOf(society), (x, y) => worldOf(society).revealed_by[tileIndex(x, y)] === 0, 5, 5);
+    const hidden = findTile(
+      worldOf(society),
+      (x, y) => worldOf(society).discoveries.discovererOf(tileIndex(x, y)) === 0,
+      5,
+      5,
+    );
     expect((await request(url, `/api/v1/world/tile/${hidden.x}/${hidden.y}`)).body).toEqual({
       x: hidden.x,
       y: hidden.y,
@@ -433,7 +438,9 @@ describe('public world reads', () => {
     const hidden = findTile(
       world,
       (x, y, here) =>
-        here === 'plains' && world.revealed_by[tileIndex(x, y)] === 0 && world.revealed_by[tileIndex(x + 4, y)] === 0,
+        here === 'plains' &&
+        world.discoveries.discovererOf(tileIndex(x, y)) === 0 &&
+        world.discoveries.discovererOf(tileIndex(x + 4, y)) === 0,
       100,
       100,
     );
@@ -445,7 +452,7 @@ describe('public world reads', () => {
     );
     for (let local = 0; local < 4096; local++) {
       const index = tileIndex(cx * 64 + (local % 64), cy * 64 + Math.floor(local / 64));
-      if (world.revealed_by[index] !== 0) continue;
+      if (world.discoveries.discovererOf(index) !== 0) continue;
       expect([
         chunk.layers.get(LAYER_BIOME)![local],
         chunk.layers.get(LAYER_HEIGHT)![local],

@@ -19,8 +19,7 @@ export function revealAround(ctx: ApplyContext, agent: WorldAgent, x: number, y:
       const index = tileIndex(tx, ty);
       if (isRevealed(world, index)) continue;
       markRevealed(world, index);
-      world.revealed_by[index] = agent.ordinal + 1;
-      world.revealed_at_s[index] = Math.floor(ctx.at_ms / 1000);
+      world.discoveries.record(index, agent.ordinal + 1, Math.floor(ctx.at_ms / 1000));
       world.chunk_version[chunkIndexOfTile(tx, ty)]! += 1;
       fresh++;
     }

@@ -1,6 +1,7 @@
 import { isoAt } from '../time.js';
 import { agentsWithin } from './agent_places.js';
-import { CHUNK_SIZE, WORLD_SIZE, inWorld, tileIndex } from './geometry.js';
+import { forEachSetTile } from './discoveries.js';
+import { CHUNK_SIZE, WORLD_SIZE, chunkIndexOfTile, inWorld, tileIndex } from './geometry.js';
 import { BIOMES, BLOCKS, materialName } from './materials.js';
 import { PLACED, isRevealed, isSolid, materialAt, type WorldState } from './world_state.js';
 
@@ -25,7 +26,7 @@ export type TileView =
 export function tileView(world: WorldState, x: number, y: number): TileView {
   const index = tileIndex(x, y);
   if (!isRevealed(world, index)) return { x, y, revealed: false };
-  const by = world.revealed_by[index]!;
+  const by = world.discoveries.discovererOf(index);
   return {
     x,
     y,
@@ -35,7 +36,7 @@ export function tileView(world: WorldState, x: number, y: number): TileView {
     road: world.roads.has(index),
     top_block: world.top_block[index] || null,
     discovered_by: by === 0 ? null : (world.agent_order[by - 1] ?? null),
-    discovered_at: isoAt(world.revealed_at_s[index]! * 1000),
+    discovered_at: isoAt(world.discoveries.revealedAtSecondsOf(index) * 1000),
   };
 }
 
@@ -119,17 +120,10 @@ export function revealedChunks(world: WorldState): { chunk_x: number; chunk_y: n
 
 function scanRevealedChunks(world: WorldState): { chunk_x: number; chunk_y: number; revealed_tiles: number }[] {
   const counts = new Map<number, number>();
-  for (let byte = 0; byte < world.revealed.length; byte++) {
-    const bits = world.revealed[byte]!;
-    if (bits === 0) continue;
-    const tile = byte * 8;
-    const chunk =
-      Math.floor(tile / WORLD_SIZE / CHUNK_SIZE) * (WORLD_SIZE / CHUNK_SIZE) +
-      Math.floor((tile % WORLD_SIZE) / CHUNK_SIZE);
-    let set = 0;
-    for (let b = bits; b; b &= b - 1) set++;
-    counts.set(chunk, (counts.get(chunk) ?? 0) + set);
-  }
+  forEachSetTile(world.revealed, (tile) => {
+    const chunk = chunkIndexOfTile(tile % WORLD_SIZE, Math.floor(tile / WORLD_SIZE));
+    counts.set(chunk, (counts.get(chunk) ?? 0) + 1);
+  });
   return [...counts.entries()]
     .sort(([a], [b]) => a - b)
     .map(([chunk, revealed_tiles]) => ({

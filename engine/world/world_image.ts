@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../canonical.js';
+import { forEachSetTile } from './discoveries.js';
 import { TILE_COUNT, WORLD_SIZE } from './geometry.js';
 import { createWorld, markRevealed, refreshTile, type WorldAgent, type WorldState } from './world_state.js';
 
@@ -38,25 +39,11 @@ export function worldImage(world: WorldState): WorldImage {
   const gathered: number[] = [];
   for (const tile of [...world.gathered_at_ms.keys()].sort(ascending))
     gathered.push(tile, world.gathered_at_ms.get(tile)!);
-  let count = 0;
-  for (let byte = 0; byte < world.revealed.length; byte++)
-    if (world.revealed[byte]) for (let bit = 0; bit < 8; bit++) if (world.revealed[byte]! & (1 << bit)) count++;
-  const revealed_tiles = new Uint32Array(count);
-  const revealed_by = new Uint32Array(count);
-  const revealed_at_s = new Uint32Array(count);
-  let next = 0;
-  for (let byte = 0; byte < world.revealed.length; byte++) {
-    const bits = world.revealed[byte]!;
-    if (bits === 0) continue;
-    for (let bit = 0; bit < 8; bit++) {
-      if ((bits & (1 << bit)) === 0) continue;
-      const index = byte * 8 + bit;
-      revealed_tiles[next] = index;
-      revealed_by[next] = world.revealed_by[index]!;
-      revealed_at_s[next] = world.revealed_at_s[index]!;
-      next++;
-    }
-  }
+  const tiles: number[] = [];
+  forEachSetTile(world.revealed, (index) => tiles.push(index));
+  const revealed_tiles = Uint32Array.from(tiles);
+  const revealed_by = Uint32Array.from(tiles, (index) => world.discoveries.discovererOf(index));
+  const revealed_at_s = Uint32Array.from(tiles, (index) => world.discoveries.revealedAtSecondsOf(index));
   return {
     cells,
     roads: [...world.roads].sort(ascending),
@@ -90,8 +77,7 @@ export function restoreWorld(world_seed: string, image: WorldImage): WorldState 
     const index = tiles[i]!;
     if (index >= TILE_COUNT) throw new Error('snapshot: revealed tile out of range');
     markRevealed(world, index);
-    world.revealed_by[index] = by[i]!;
-    world.revealed_at_s[index] = at_s[i]!;
+    world.discoveries.record(index, by[i]!, at_s[i]!);
   }
   for (const agent of image.agents) {
     world.agents.set(agent.agent_id, { ...agent, inventory: { ...agent.inventory } });

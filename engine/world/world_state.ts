@@ -1,5 +1,6 @@
 import { invariant } from '../invariant.js';
 import { CHUNK_COUNT, TILE_COUNT, Z_MAX, chunkIndexOfTile, tileIndex } from './geometry.js';
+import { Discoveries } from './discoveries.js';
 import { AIR, WATER } from './materials.js';
 import { generateTerrain, naturalMaterial, sharedBytes, type Terrain } from './terrain.js';
 
@@ -36,9 +37,8 @@ export interface WorldState {
   top_block: Uint8Array;
   /** One bit per tile. */
   revealed: Uint8Array;
-  /** Discoverer's ordinal + 1 per tile (0 unrevealed) and when, in seconds since the epoch. */
-  revealed_by: Uint32Array;
-  revealed_at_s: Uint32Array;
+  /** Who revealed each tile first, and when. */
+  discoveries: Discoveries;
   /** Bumped whenever anything a chunk read shows changes; chunk caches key on it. */
   chunk_version: Uint32Array;
   /** tile index -> (z -> material, with PLACED for blocks): every cell that differs from the terrain. */
@@ -75,8 +75,7 @@ export function createWorld(world_seed: string): WorldState {
     surface,
     top_block: sharedBytes(TILE_COUNT),
     revealed: sharedBytes(TILE_COUNT / 8),
-    revealed_by: new Uint32Array(TILE_COUNT),
-    revealed_at_s: new Uint32Array(TILE_COUNT),
+    discoveries: new Discoveries(),
     chunk_version: new Uint32Array(CHUNK_COUNT).fill(1),
     cells: new Map(),
     roads: new Set(),
