@@ -25,8 +25,7 @@ import { EventHub } from './events/event_hub.js';
 import { WorldChanges } from './events/world_changes.js';
 import { EVENT_STREAM_LIMITS } from './events/event_limits.js';
 import { ledgerReaderOf } from './read_context.js';
-import { openClusterLog, type ClusterLog } from './cluster/cluster_setup.js';
-import { loadNodeLogKey } from './cluster/log_identity.js';
+import type { ClusterLog } from './cluster/cluster_setup.js';
 import { ReplicatedStore } from './cluster/replicated_store.js';
 import { ClusterNode } from './cluster/cluster_node.js';
 import { ClusterMetrics } from './cluster/cluster_metrics.js';
@@ -162,6 +161,8 @@ async function serveSociety(
   let cluster_log: ClusterLog | undefined;
   if (config.cluster) {
     try {
+      // The NATS client is loaded by a node of a replicated society only: the embedded default starts without it.
+      const { openClusterLog } = await import('./cluster/cluster_setup.js');
       cluster_log = options.cluster_log ?? (await openClusterLog(config.cluster, log));
     } catch (error) {
       await store.close();
@@ -205,7 +206,7 @@ async function serveSociety(
     const configured = config.log_origin !== undefined;
     // Before anything is written: every node of a replicated society signs under the one key recorded with its log.
     log_key = config.cluster
-      ? await loadNodeLogKey(config.data_dir, origin, configured, {
+      ? await (await import('./cluster/log_identity.js')).loadNodeLogKey(config.data_dir, origin, configured, {
           role: config.cluster.role,
           log_ticks,
           identity: cluster_log?.identity,
@@ -262,7 +263,7 @@ async function serveSociety(
         )
       : undefined;
   const transparency = new TransparencyLog(engine.log_tree, checkpoints, (seq) => store.ledgerJson(seq), witnessing);
-  const processor = config.payments ? new Processor(config.payments) : undefined;
+  const processor = config.payments ? await Processor.open(config.payments) : undefined;
   const nonces = new NonceBook({ clock });
   const chunks = new ChunkCache(() => engine.state.world, { workers: config.chunk_workers });
   const stream_limits = { ...EVENT_STREAM_LIMITS, ...config.event_stream_limits };

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { generateKey, parseKeyFile, type AgentKey } from './keys.js';
-import { OutcomeUnknownError, TesseraClient, TesseraError } from './sdk.js';
+import { DEFAULT_RETRY_POLICY, OutcomeUnknownError, TesseraClient, TesseraError, type RetryPolicy } from './sdk.js';
 import { verifyLedger } from './verify.js';
 import { checkLog } from './checked_log.js';
 import { defaultStateFile } from './log_state.js';
@@ -41,29 +41,43 @@ const USAGE = `tessera-agent: the agent's command line for a Tessera society
   tessera-agent witness --log VKEY [--name NAME] [--key FILE] [--state FILE] [--listen HOST:PORT]
                                                         run a transparency log witness (tessera-agent witness --help)
 
-Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FILE (default ./agent.key.json)`;
+Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FILE (default ./agent.key.json),
+  --retry-seconds N (how long a request is sent again while the server is unreachable or failing over; default 30)`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  // The witness is a server with flags of its own, parsed by its command.
-  args: process.argv[2] === 'witness' ? ['witness'] : process.argv.slice(2),
-  options: {
-    url: { type: 'string' },
-    key: { type: 'string', default: 'agent.key.json' },
-    out: { type: 'string', default: 'agent.key.json' },
-    handle: { type: 'string' },
-    note: { type: 'string', default: '' },
-    runtime: { type: 'string', default: '' },
-    'backup-key': { type: 'string' },
-    'new-key': { type: 'string' },
-    agent: { type: 'string' },
-    vkey: { type: 'string' },
-    state: { type: 'string' },
-    ledger: { type: 'boolean', default: false },
-    quiet: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
+/** The command line, or a usage error (exit 2) in one line instead of a stack trace. */
+function parsedArguments() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      // The witness is a server with flags of its own, parsed by its command.
+      args: process.argv[2] === 'witness' ? ['witness'] : process.argv.slice(2),
+      options: {
+        url: { type: 'string' },
+        key: { type: 'string', default: 'agent.key.json' },
+        out: { type: 'string', default: 'agent.key.json' },
+        handle: { type: 'string' },
+        note: { type: 'string', default: '' },
+        runtime: { type: 'string', default: '' },
+        'backup-key': { type: 'string' },
+        'new-key': { type: 'string' },
+        agent: { type: 'string' },
+        vkey: { type: 'string' },
+        state: { type: 'string' },
+        ledger: { type: 'boolean', default: false },
+        quiet: { type: 'boolean', default: false },
+        'retry-seconds': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    console.error(
+      `tessera-agent: ${(error as Error).message}\n  tessera-agent --help lists the commands and their options`,
+    );
+    process.exit(2);
+  }
+}
+
+const { values, positionals } = parsedArguments();
 
 /** Commands whose base URL may also come as a positional, after their own positionals. */
 const URL_POSITION: Record<string, number> = { verify: 1, receipt: 2 };
@@ -75,6 +89,20 @@ const base_url =
   values.url ??
   process.env.TESSERA_URL ??
   DEFAULT_URL;
+
+/** --retry-seconds: how long the SDK sends a request again (client/retry_policy.ts); the SDK's default otherwise. */
+function retryPolicy(): RetryPolicy {
+  const given = values['retry-seconds'];
+  if (given === undefined) return DEFAULT_RETRY_POLICY;
+  if (!/^\d{1,3}(\.\d+)?$/.test(given) || Number(given) > 600)
+    throw new UsageError(`--retry-seconds must be a number of seconds from 0 to 600, not ${JSON.stringify(given)}`);
+  return { ...DEFAULT_RETRY_POLICY, retry_budget_ms: Number(given) * 1000 };
+}
+
+/** The SDK at the base URL, signing with `key` when given. */
+function clientFor(key?: AgentKey): TesseraClient {
+  return new TesseraClient(base_url, key, fetch, { retry_policy: retryPolicy() });
+}
 
 async function readKey(file: string): Promise<AgentKey> {
   return parseKeyFile(JSON.parse(readFileSync(file, 'utf8')));
@@ -125,7 +153,7 @@ async function run(): Promise<number> {
     case 'register': {
       if (!values.handle) throw new Error('register needs --handle');
       const backup = values['backup-key'] ? await readKey(values['backup-key']) : undefined;
-      const client = new TesseraClient(base_url, await readKey(values.key!));
+      const client = clientFor(await readKey(values.key!));
       print(
         await client.register(values.handle, {
           declared_runtime: values.runtime ?? '',
@@ -139,7 +167,7 @@ async function run(): Promise<number> {
       if (!name)
         throw new Error('act needs a name, e.g. tessera-agent act key_backup_register \'{"backup_pubkey":"..."}\'');
       const given = positionals[2] ? (JSON.parse(positionals[2]) as Record<string, unknown>) : {};
-      const client = new TesseraClient(base_url, await readKey(values.key!));
+      const client = clientFor(await readKey(values.key!));
       // What is signed carries every default the act's schema declares; a person typing JSON leaves them out.
       const rules = await client.get<Rules>('/.well-known/agent-rules.json');
       const schema = rules.acts.find((act) => act.name === name)?.payload_schema;
@@ -149,7 +177,7 @@ async function run(): Promise<number> {
     case 'backup-key': {
       if (!values['backup-key']) throw new Error('backup-key needs --backup-key FILE');
       const backup = await readKey(values['backup-key']);
-      print(await new TesseraClient(base_url, await readKey(values.key!)).registerBackupKey(backup.public_key));
+      print(await clientFor(await readKey(values.key!)).registerBackupKey(backup.public_key));
       return 0;
     }
     case 'rotate': {
@@ -161,7 +189,7 @@ async function run(): Promise<number> {
         : (JSON.parse(readFileSync(values.key!, 'utf8')) as { agent_id: string });
       const backup = await readKey(values['backup-key']);
       const fresh = await readKey(values['new-key']);
-      print(await new TesseraClient(base_url).rotateKey(backup, fresh.public_key, agent.agent_id));
+      print(await clientFor().rotateKey(backup, fresh.public_key, agent.agent_id));
       // The new key now signs for this agent, whose id it does not derive: the file says so, and --key FILE just works.
       writeFileSync(values['new-key'], JSON.stringify({ ...fresh, agent_id: agent.agent_id }, null, 2) + '\n', {
         mode: 0o600,
@@ -169,14 +197,14 @@ async function run(): Promise<number> {
       return 0;
     }
     case 'mcp': {
-      const bridge = await startBridge(new TesseraClient(base_url, await readKey(values.key!)));
+      const bridge = await startBridge(clientFor(await readKey(values.key!)));
       // Serve until the MCP client closes stdin.
       await new Promise<void>((resolve) => process.stdin.once('end', resolve));
       await bridge.close();
       return 0;
     }
     case 'grant': {
-      const founder = new TesseraClient(base_url, await readKey(values.key!));
+      const founder = clientFor(await readKey(values.key!));
       print(await founder.signed('POST', '/api/v1/grants', { kind: 'observer', note: values.note ?? '' }));
       return 0;
     }
@@ -201,7 +229,7 @@ async function run(): Promise<number> {
       const seq = positionals[1];
       if (!seq || !/^[1-9]\d*$/.test(seq))
         throw new UsageError('receipt needs the seq of a ledger entry, e.g. tessera-agent receipt 42');
-      print(await new TesseraClient(base_url).receipt(Number(seq)));
+      print(await clientFor().receipt(Number(seq)));
       return 0;
     }
     case 'verify-receipt': {

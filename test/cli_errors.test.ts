@@ -36,13 +36,14 @@ describe('tessera-agent against a server it cannot reach', () => {
   });
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-  // act rides out a failover (the SDK resends for up to 30 s) before it gives up.
+  // act would ride out a failover (the SDK resends for 30 s) before it gives up: told to give up after 2 s here.
   it('names the URL and the refused connection for act and verify, and how to name another', {
     timeout: 120_000,
   }, async () => {
     const url = await closedPortUrl();
+    const started_ms = performance.now();
     const [act, verify] = await Promise.all([
-      tesseraAgent(['act', 'world_look', '{}', '--key', key_file, '--url', url]),
+      tesseraAgent(['act', 'world_look', '{}', '--key', key_file, '--url', url, '--retry-seconds', '2']),
       tesseraAgent(['verify', '--ledger', url, '--quiet']),
     ]);
     for (const outcome of [act, verify]) {
@@ -52,6 +53,26 @@ describe('tessera-agent against a server it cannot reach', () => {
       expect(outcome.stderr).toContain('--url BASE_URL or TESSERA_URL');
       expect(outcome.stderr).not.toMatch(/tessera-agent: fetch failed$/m);
     }
+    // It did send again for the 2 s it was given, and no longer than the default's 30.
+    const spent_ms = performance.now() - started_ms;
+    expect(spent_ms).toBeGreaterThanOrEqual(2_000);
+    expect(spent_ms).toBeLessThan(30_000);
+  });
+
+  it('refuses a --retry-seconds that is not a number of seconds from 0 to 600, naming it', async () => {
+    for (const given of ['soon', '-1', '601', '1e3']) {
+      const act = await tesseraAgent(['act', 'world_look', '{}', '--key', key_file, `--retry-seconds=${given}`]);
+      expect(act.code).toBe(2);
+      expect(act.stderr).toContain(`--retry-seconds must be a number of seconds from 0 to 600, not "${given}"`);
+    }
+  });
+
+  it('refuses an option it does not know in one line naming it, not a stack trace', async () => {
+    const act = await tesseraAgent(['act', 'world_look', '--retry', '5']);
+    expect(act.code).toBe(2);
+    expect(act.stderr).toContain("tessera-agent: Unknown option '--retry'");
+    expect(act.stderr).toContain('tessera-agent --help lists the commands and their options');
+    expect(act.stderr).not.toContain('node:internal');
   });
 
   it('says a host name that does not resolve is a DNS failure', { timeout: 120_000 }, async () => {

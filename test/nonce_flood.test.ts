@@ -18,6 +18,11 @@ function heapUsedAfterGc(): number {
 }
 
 const MB = 1024 * 1024;
+/**
+ * Requests in the victim's name. Past the 800 of the eight addresses' bursts every one is
+ * refused, so a flood of this size is already 98% refusals: a bigger one adds minutes, not cases.
+ */
+const FLOOD_REQUESTS = 60_000;
 
 /** `total` nonce requests spread over `clients` addresses (127.0.1.x), pipelined; the statuses they got, counted. */
 async function nonceFlood(
@@ -61,7 +66,7 @@ describe("a nonce flood in the victim's name", () => {
   });
   afterAll(async () => society.destroy());
 
-  it('locks nobody out and holds no memory for what it asked: 200,000 requests while the victim keeps acting', {
+  it('locks nobody out and holds no memory for what it asked: 60,000 requests while the victim keeps acting', {
     timeout: 180_000,
   }, async () => {
     const victim = new LoopbackClient(society.url, '127.0.0.2');
@@ -71,7 +76,10 @@ describe("a nonce flood in the victim's name", () => {
     const heap_before = heapUsedAfterGc();
 
     let flooding = true;
-    const flood = nonceFlood(society.url, 200_000, 8, () => victim_key.agent_id).finally(() => (flooding = false));
+    const flood_started_ms = performance.now();
+    const flood = nonceFlood(society.url, FLOOD_REQUESTS, 8, () => victim_key.agent_id).finally(
+      () => (flooding = false),
+    );
     const outcomes: number[] = [];
     try {
       let handed_over: string | undefined;
@@ -90,6 +98,7 @@ describe("a nonce flood in the victim's name", () => {
       await flood.catch(() => undefined);
     }
     const statuses = await flood;
+    const flood_seconds = (performance.now() - flood_started_ms) / 1000;
     const last = await victim.signed('/api/v1/act', await backupKeyAct(), victim_key, held);
     outcomes.push(last.status);
     const heap_after = heapUsedAfterGc();
@@ -98,10 +107,11 @@ describe("a nonce flood in the victim's name", () => {
     console.log(
       `nonce flood: ${JSON.stringify(Object.fromEntries(statuses))}, victim acts ${outcomes.length}, heap ${(heap_before / MB).toFixed(1)} -> ${(heap_after / MB).toFixed(1)} MB`,
     );
-    expect([...statuses.values()].reduce((sum, count) => sum + count, 0)).toBe(200_000);
-    // Each flooding address got its burst of nonces in the victim's name, the rest were refused.
+    expect([...statuses.values()].reduce((sum, count) => sum + count, 0)).toBe(FLOOD_REQUESTS);
+    // Each flooding address got its burst of nonces in the victim's name and what its rate refilled while the flood lasted; the rest were refused.
     expect(statuses.get(200)).toBeGreaterThanOrEqual(8 * 100);
-    expect(statuses.get(429)).toBeGreaterThan(190_000);
+    expect(statuses.get(200)).toBeLessThanOrEqual(8 * (100 + Math.ceil(20 * flood_seconds)));
+    expect(statuses.get(429)).toBe(FLOOD_REQUESTS - statuses.get(200)!);
     expect(outcomes.filter((status) => status !== 200)).toEqual([]);
     // Only the victim's own acts left anything behind.
     expect(society.nonces.spent_count - spent_before).toBe(outcomes.length);
@@ -126,7 +136,7 @@ describe('a nonce flood for made-up ids, unlimited', () => {
     const heap_before = heapUsedAfterGc();
     const statuses = await nonceFlood(
       society.url,
-      100_000,
+      50_000,
       4,
       (i) => `ag_${(i + 0x1000_0000).toString(16).padStart(16, '0')}`,
     );
@@ -134,9 +144,9 @@ describe('a nonce flood for made-up ids, unlimited', () => {
     console.log(
       `random-id flood: ${JSON.stringify(Object.fromEntries(statuses))}, heap ${(heap_before / MB).toFixed(1)} -> ${(heap_after / MB).toFixed(1)} MB`,
     );
-    expect(statuses.get(200)).toBe(100_000);
-    // 100,000 outstanding nonces kept in memory would be well over this.
-    expect(heap_after - heap_before).toBeLessThan(4 * MB);
+    expect(statuses.get(200)).toBe(50_000);
+    // 50,000 outstanding nonces kept in memory would be well over this (a nonce is 40 characters, and its entry more).
+    expect(heap_after - heap_before).toBeLessThan(2 * MB);
     expect(society.nonces.spent_count).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { PaymentMode } from '../../engine/index.js';
 
 export interface PaymentsConfig {
@@ -21,17 +21,23 @@ export function paymentModeOf(config: PaymentsConfig | undefined): PaymentMode {
 
 /** The processor, through its official library for every call. */
 export class Processor {
-  readonly stripe: Stripe;
+  private constructor(
+    readonly config: PaymentsConfig,
+    readonly stripe: Stripe,
+  ) {}
 
-  constructor(readonly config: PaymentsConfig) {
+  /** The library is loaded here, when payments are on: a society without them starts without it. */
+  static async open(config: PaymentsConfig): Promise<Processor> {
+    const { default: StripeLibrary } = await import('stripe');
     const base = config.api_base ? new URL(config.api_base) : undefined;
-    this.stripe = new Stripe(config.secret_key, {
+    const stripe = new StripeLibrary(config.secret_key, {
       maxNetworkRetries: 1,
       timeout: 10_000,
       ...(base
         ? { host: base.hostname, port: Number(base.port), protocol: base.protocol.replace(':', '') as 'http' | 'https' }
         : {}),
     });
+    return new Processor(config, stripe);
   }
 
   /** A monthly subscription of 100 cents, carrying the agent id in its metadata and client reference. */
