@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { ConfigurationError, configFromEnv, type Config } from './config.js';
-import { DivergedLogError, StoreIntegrityError } from '../engine/index.js';
-import { StartRefusedError } from './data_folder.js';
+import { configFromEnv, type Config } from './config.js';
+import { startRefusal } from './start_refusal.js';
 import { startSociety } from './server.js';
 
 function publicKeyIn(key_file: string): string {
@@ -78,20 +77,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  if (error instanceof ConfigurationError) {
-    console.error(`tessera refused to start: ${error.message}`);
-    console.error(`  Nothing was written to ${data_dir_named}. Fix the setting and start again.`);
-    // EX_CONFIG (sysexits.h): a setting, not the data folder, is what to change.
-    process.exit(78);
-  }
-  if (error instanceof StartRefusedError || error instanceof StoreIntegrityError || error instanceof DivergedLogError) {
-    // Nothing was served and the data folder was left as it was; the operator decides what to restore.
-    console.error(`tessera refused to start: ${error.message}`);
-    console.error(
-      '  Nothing was served or changed. See "When start-up refuses" in the README: check with tessera-operator replay, restore from a backup.',
-    );
-    process.exit(1);
-  }
-  console.error(`tessera failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  const refusal = startRefusal(error, data_dir_named);
+  for (const line of refusal.lines) console.error(line);
+  process.exit(refusal.exit_code);
 });

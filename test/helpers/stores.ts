@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { canonicalEntry, type LedgerEntry } from '../../engine/ledger.js';
 import { sha256Hex } from '../../engine/canonical.js';
-import type { Config } from '../../api/config.js';
+import { configFromEnv, type Config } from '../../api/config.js';
+import { startSociety } from '../../api/server.js';
+import { startRefusal } from '../../api/start_refusal.js';
 import { startTestSociety } from './society.js';
 import { join as joinSociety } from './world.js';
 
@@ -148,6 +150,30 @@ export function startExpectingRefusal(env: Record<string, string>): Promise<Exit
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr, served }));
   });
+}
+
+/**
+ * What `npm start` does with the settings `env`, done in this process: the refusal it would
+ * print and its exit status (api/start_refusal.ts, as api/main.ts says it), or served (the
+ * society started; it is closed at once). For the cases where the process boundary is not
+ * what is tested: a store damaged past its headers is opened by the real process only
+ * (startExpectingRefusal), as a bad page there may kill whoever reads it.
+ */
+export async function startInProcess(env: Record<string, string>): Promise<Exited> {
+  try {
+    const society = await startSociety(configFromEnv({ ...process.env, PORT: '0', ...env }), { log: () => undefined });
+    await society.close();
+    return { code: null, signal: null, stdout: '', stderr: '', served: true };
+  } catch (error) {
+    const refusal = startRefusal(error, env.DATA_DIR ?? './data');
+    return {
+      code: refusal.exit_code,
+      signal: null,
+      stdout: '',
+      stderr: `${refusal.lines.join('\n')}\n`,
+      served: false,
+    };
+  }
 }
 
 /** Runs `tessera-operator ARGS` (the built CLI) and collects what it says. */
