@@ -62,15 +62,21 @@ function sourcesHash(files) {
   return hash.digest('hex').slice(0, 20);
 }
 
-/** dist/ holds a build of these sources when each compiled file is at least as new as its source. */
+/**
+ * dist/ holds a build of these sources when each compiled file, or the last build as a whole,
+ * is at least as new as its source and tsconfig.json. `npm run build` is incremental: it leaves
+ * a file it had nothing to change in as it was, and touches dist/.tsbuildinfo as it ends.
+ */
 function distIsCurrent(files) {
   const tsconfig_ms = statSync(join(root, 'tsconfig.json')).mtimeMs;
+  const build_info = join(root, 'dist', '.tsbuildinfo');
+  const built_ms = existsSync(build_info) ? statSync(build_info).mtimeMs : 0;
   return files.every((file) => {
     if (file.endsWith('.d.ts')) return true;
     const compiled = join(root, 'dist', relative(root, file)).replace(/\.ts$/, '.js');
     if (!existsSync(compiled)) return false;
-    const compiled_ms = statSync(compiled).mtimeMs;
-    return compiled_ms >= statSync(file).mtimeMs && compiled_ms >= tsconfig_ms;
+    const current_ms = Math.max(statSync(compiled).mtimeMs, built_ms);
+    return current_ms >= statSync(file).mtimeMs && current_ms >= tsconfig_ms;
   });
 }
 
