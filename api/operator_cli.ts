@@ -1,10 +1,16 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
 import { parseKeyFile } from '../client/keys.js';
 import { TesseraClient, TesseraError } from '../client/sdk.js';
+import {
+  parseCommandLine,
+  RETRY_SECONDS_OPTION,
+  RETRY_SECONDS_USAGE,
+  retryPolicyOf,
+  UsageError,
+} from '../client/command_line.js';
 import { howToNameTheServer, unreachableError } from '../client/unreachable.js';
 import { verifyLedger } from '../client/verify.js';
 import { DATA_FILE, LmdbStore } from '../engine/index.js';
@@ -27,9 +33,10 @@ const USAGE = `tessera-operator: the operator's command line
   tessera-operator founder dispatch                      publish the Dispatch
   tessera-operator grant [--note TEXT]                   a one-time observer grant link
 
-Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FOUNDER_KEY_FILE (default $DATA_DIR/founder.key.json, or ./data/founder.key.json)`;
+Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FOUNDER_KEY_FILE (default $DATA_DIR/founder.key.json, or ./data/founder.key.json),
+  ${RETRY_SECONDS_USAGE}`;
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = parseCommandLine('tessera-operator', {
   allowPositionals: true,
   options: {
     url: { type: 'string' },
@@ -38,6 +45,7 @@ const { values, positionals } = parseArgs({
     reason: { type: 'string' },
     note: { type: 'string', default: '' },
     help: { type: 'boolean', short: 'h', default: false },
+    ...RETRY_SECONDS_OPTION,
   },
 });
 const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -55,7 +63,9 @@ async function founder(): Promise<TesseraClient> {
       `cannot read the Founder key file ${values.key} (${(error as NodeJS.ErrnoException).code ?? String(error)}); give it with --key FILE`,
     );
   }
-  return new TesseraClient(base_url, await parseKeyFile(JSON.parse(text)));
+  return new TesseraClient(base_url, await parseKeyFile(JSON.parse(text)), fetch, {
+    retry_policy: retryPolicyOf(values['retry-seconds']),
+  });
 }
 
 /** The address the operator meant and why it gave no answer, in the agent's command line's words. */
@@ -157,6 +167,6 @@ run().then(
     console.error(
       `tessera-operator: ${unreachable(error) ?? (error instanceof Error ? error.message : String(error))}`,
     );
-    process.exit(1);
+    process.exit(error instanceof UsageError ? 2 : 1);
   },
 );

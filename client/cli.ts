@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { generateKey, parseKeyFile, type AgentKey } from './keys.js';
-import { DEFAULT_RETRY_POLICY, OutcomeUnknownError, TesseraClient, TesseraError, type RetryPolicy } from './sdk.js';
+import { OutcomeUnknownError, TesseraClient, TesseraError } from './sdk.js';
+import {
+  parseCommandLine,
+  RETRY_SECONDS_OPTION,
+  RETRY_SECONDS_USAGE,
+  retryPolicyOf,
+  UsageError,
+} from './command_line.js';
 import { verifyLedger } from './verify.js';
 import { checkLog } from './checked_log.js';
 import { defaultStateFile } from './log_state.js';
@@ -42,42 +48,30 @@ const USAGE = `tessera-agent: the agent's command line for a Tessera society
                                                         run a transparency log witness (tessera-agent witness --help)
 
 Options: --url BASE_URL (or TESSERA_URL, default http://127.0.0.1:8080), --key FILE (default ./agent.key.json),
-  --retry-seconds N (how long a request is sent again while the server is unreachable or failing over; default 30)`;
+  ${RETRY_SECONDS_USAGE}`;
 
-/** The command line, or a usage error (exit 2) in one line instead of a stack trace. */
-function parsedArguments() {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      // The witness is a server with flags of its own, parsed by its command.
-      args: process.argv[2] === 'witness' ? ['witness'] : process.argv.slice(2),
-      options: {
-        url: { type: 'string' },
-        key: { type: 'string', default: 'agent.key.json' },
-        out: { type: 'string', default: 'agent.key.json' },
-        handle: { type: 'string' },
-        note: { type: 'string', default: '' },
-        runtime: { type: 'string', default: '' },
-        'backup-key': { type: 'string' },
-        'new-key': { type: 'string' },
-        agent: { type: 'string' },
-        vkey: { type: 'string' },
-        state: { type: 'string' },
-        ledger: { type: 'boolean', default: false },
-        quiet: { type: 'boolean', default: false },
-        'retry-seconds': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    console.error(
-      `tessera-agent: ${(error as Error).message}\n  tessera-agent --help lists the commands and their options`,
-    );
-    process.exit(2);
-  }
-}
-
-const { values, positionals } = parsedArguments();
+const { values, positionals } = parseCommandLine('tessera-agent', {
+  allowPositionals: true,
+  // The witness is a server with flags of its own, parsed by its command.
+  args: process.argv[2] === 'witness' ? ['witness'] : process.argv.slice(2),
+  options: {
+    url: { type: 'string' },
+    key: { type: 'string', default: 'agent.key.json' },
+    out: { type: 'string', default: 'agent.key.json' },
+    handle: { type: 'string' },
+    note: { type: 'string', default: '' },
+    runtime: { type: 'string', default: '' },
+    'backup-key': { type: 'string' },
+    'new-key': { type: 'string' },
+    agent: { type: 'string' },
+    vkey: { type: 'string' },
+    state: { type: 'string' },
+    ledger: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+    ...RETRY_SECONDS_OPTION,
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
 
 /** Commands whose base URL may also come as a positional, after their own positionals. */
 const URL_POSITION: Record<string, number> = { verify: 1, receipt: 2 };
@@ -90,18 +84,9 @@ const base_url =
   process.env.TESSERA_URL ??
   DEFAULT_URL;
 
-/** --retry-seconds: how long the SDK sends a request again (client/retry_policy.ts); the SDK's default otherwise. */
-function retryPolicy(): RetryPolicy {
-  const given = values['retry-seconds'];
-  if (given === undefined) return DEFAULT_RETRY_POLICY;
-  if (!/^\d{1,3}(\.\d+)?$/.test(given) || Number(given) > 600)
-    throw new UsageError(`--retry-seconds must be a number of seconds from 0 to 600, not ${JSON.stringify(given)}`);
-  return { ...DEFAULT_RETRY_POLICY, retry_budget_ms: Number(given) * 1000 };
-}
-
 /** The SDK at the base URL, signing with `key` when given. */
 function clientFor(key?: AgentKey): TesseraClient {
-  return new TesseraClient(base_url, key, fetch, { retry_policy: retryPolicy() });
+  return new TesseraClient(base_url, key, fetch, { retry_policy: retryPolicyOf(values['retry-seconds']) });
 }
 
 async function readKey(file: string): Promise<AgentKey> {
@@ -113,8 +98,6 @@ function print(value: unknown): void {
 }
 
 /** A command given the wrong arguments: exit code 2, as against 1 for a check that failed. */
-class UsageError extends Error {}
-
 /** A progress bar on stderr for a long download, unless --quiet or stderr is not a terminal. */
 function progressBar(label: string): ((done: number, total: number) => void) & { stop(): void } {
   const bar =

@@ -25,13 +25,27 @@ describe('tessera-operator, run by an operator whose server or key is not where 
     const key_file = join(dir, 'founder.key.json');
     writeFileSync(key_file, JSON.stringify({ public_key: key.public_key, private_key: key.private_key }));
     const url = `http://127.0.0.1:${await closedPort()}`;
-    const ran = await runOperator(['backup', '--url', url, '--key', key_file]);
+    // Told to give up after 1 s rather than ride out a failover for the default 30.
+    const ran = await runOperator(['backup', '--url', url, '--key', key_file, '--retry-seconds', '1']);
     expect(ran.code).toBe(1);
     // The agent's command line's words: one function says both.
     expect(ran.stderr).toContain(`tessera-operator: could not reach ${url}`);
     expect(ran.stderr).toContain('connection refused');
     expect(ran.stderr).toContain('ECONNREFUSED');
     expect(ran.stderr).toContain('--url BASE_URL or TESSERA_URL');
+  });
+
+  it('refuses a bad --retry-seconds and an unknown option in one line each, exit 2', async () => {
+    const bad_seconds = await runOperator(['backup', '--retry-seconds=forever']);
+    expect(bad_seconds.code).toBe(2);
+    expect(bad_seconds.stderr).toContain(
+      'tessera-operator: --retry-seconds must be a number of seconds from 0 to 600, not "forever"',
+    );
+    const unknown = await runOperator(['backup', '--force']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("tessera-operator: Unknown option '--force'");
+    expect(unknown.stderr).toContain('tessera-operator --help lists the commands and their options');
+    expect(unknown.stderr).not.toContain('node:internal');
   });
 
   it('looks for the Founder key in DATA_DIR, and names the file it could not read', async () => {
