@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import { configFromEnv, type Config } from './config.js';
 import { startRefusal } from './start_refusal.js';
-import { startSociety } from './server.js';
 
 function publicKeyIn(key_file: string): string {
   try {
@@ -24,6 +23,9 @@ let data_dir_named = `DATA_DIR (${process.env.DATA_DIR || './data'})`;
 /** npm start: a whole society on the embedded default. */
 async function main(): Promise<void> {
   const config: Config = configFromEnv();
+  // The server's modules (a second and more to load) only once the settings are known to be usable:
+  // a setting that is refused is said at once.
+  const { startSociety } = await import('./server.js');
   data_dir_named = config.data_dir;
   const society = await startSociety(config, {
     // Said the moment it exists: whatever stops start-up later, the operator learns where the Founder's key is.

@@ -97,7 +97,6 @@ function print(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
 }
 
-/** A command given the wrong arguments: exit code 2, as against 1 for a check that failed. */
 /** A progress bar on stderr for a long download, unless --quiet or stderr is not a terminal. */
 function progressBar(label: string): ((done: number, total: number) => void) & { stop(): void } {
   const bar =

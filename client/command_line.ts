@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry_policy.js';
 
-/** A mistake in how a command was called: said in one line, exit status 2. */
+/** A mistake in how a command was called: said in one line, exit status 2 (as against 1 for a check that failed). */
 export class UsageError extends Error {}
 
 /** The option both command lines take, for the SDK's resending (client/retry_policy.ts). */
