@@ -82,11 +82,20 @@ describe('the chunk codec', () => {
       fc.property(planes, fc.integer({ min: 0, max: 31 }), fc.integer({ min: 0, max: 31 }), (small, cx, cy) => {
         const decoded = decodeChunk(encodeChunk(fullPlanes(small, cx, cy), cx, cy));
         expect([decoded.version, decoded.chunk_x, decoded.chunk_y]).toEqual([1, cx, cy]);
-        for (let local = 0; local < 4096; local++) {
-          const revealed = (small.revealed[local >> 3]! & (1 << (local & 7))) !== 0;
-          expect(decoded.layers.get(LAYER_BIOME)![local]).toBe(revealed ? small.biome[local] : 255);
-          expect(decoded.layers.get(LAYER_HEIGHT)![local]).toBe(revealed ? small.surface[local] : 0);
-          expect(decoded.layers.get(LAYER_TOP_BLOCK)![local]).toBe(revealed ? small.top_block[local] : 0);
+        // What each layer must read, tile by tile, compared whole (a failure still names the first tile that differs).
+        const revealed = (local: number) => (small.revealed[local >> 3]! & (1 << (local & 7))) !== 0;
+        const expected = (plane: Uint8Array, hidden: number) =>
+          Uint8Array.from(plane, (value, local) => (revealed(local) ? value : hidden));
+        for (const [layer, plane, hidden] of [
+          [LAYER_BIOME, small.biome, 255],
+          [LAYER_HEIGHT, small.surface, 0],
+          [LAYER_TOP_BLOCK, small.top_block, 0],
+        ] as const) {
+          const got = decoded.layers.get(layer)!;
+          const want = expected(plane, hidden);
+          const first_difference = want.findIndex((value, local) => got[local] !== value);
+          expect(first_difference, `layer ${layer} differs first at tile ${first_difference}`).toBe(-1);
+          expect(got.length).toBe(4096);
         }
       }),
       { numRuns: 60 },
