@@ -75,6 +75,8 @@ function unreachable(error: unknown): string | undefined {
 }
 
 async function run(): Promise<number> {
+  // A bad option is refused before any file is read or any request sent.
+  retryPolicyOf(values['retry-seconds']);
   const [command, sub, argument] = positionals;
   switch (command) {
     case 'replay':

@@ -120,6 +120,8 @@ function progressBar(label: string): ((done: number, total: number) => void) & {
 }
 
 async function run(): Promise<number> {
+  // A bad option is refused before any file is read or any request sent.
+  retryPolicyOf(values['retry-seconds']);
   const command = positionals[0];
   if (values.help || !command) {
     console.log(USAGE);

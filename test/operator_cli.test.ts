@@ -36,7 +36,10 @@ describe('tessera-operator, run by an operator whose server or key is not where 
   });
 
   it('refuses a bad --retry-seconds and an unknown option in one line each, exit 2', async () => {
-    const bad_seconds = await runOperator(['backup', '--retry-seconds=forever']);
+    // No Founder key where it looks: the option is refused before the key is read, whatever folder this runs in.
+    const bad_seconds = await runOperator(['backup', '--retry-seconds=forever'], {
+      DATA_DIR: join(dir, 'no-key-here'),
+    });
     expect(bad_seconds.code).toBe(2);
     expect(bad_seconds.stderr).toContain(
       'tessera-operator: --retry-seconds must be a number of seconds from 0 to 600, not "forever"',
