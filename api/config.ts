@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { settingProblem } from './setting_problem.js';
 import type { PaymentsConfig } from './payments/processor.js';
 import type { RegistrationLimits } from './registration_limiter.js';
 import { ClusterEnvSchema, clusterConfigOf, type ClusterConfig } from './cluster/cluster_config.js';
@@ -164,7 +165,7 @@ function urlHost(host: string): string {
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    const problems = parsed.error.issues.map((issue) => settingProblem(issue, env)).join('; ');
     throw new ConfigurationError(problems);
   }
   const e = parsed.data;
