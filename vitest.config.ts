@@ -26,5 +26,7 @@ export default defineConfig({
     isolate: false,
     // Every answer a test gets from a test society, in-process or a child process, is checked against the OpenAPI document (issue 31).
     setupFiles: ['./test/helpers/contract_setup.ts'],
+    // Names a file that runs too long while it runs, and ends a run stuck past its limit (test/helpers/run_watchdog.ts).
+    reporters: ['default', './test/helpers/run_watchdog.ts'],
   },
 });
