@@ -25,8 +25,9 @@ export default defineConfig({
     // process: nothing is mocked, stubbed or patched globally.
     isolate: false,
     // Every answer a test gets from a test society, in-process or a child process, is checked against the OpenAPI document (issue 31).
-    setupFiles: ['./test/helpers/contract_setup.ts'],
-    // Names a file that runs too long while it runs, and ends a run stuck past its limit (test/helpers/run_watchdog.ts).
+    // Each worker also names the file it runs, for the watchdog below.
+    setupFiles: ['./test/helpers/contract_setup.ts', './test/helpers/worker_file_marker.ts'],
+    // Stops a worker stuck where its tests' timeouts cannot reach, and ends a run past its limit (test/helpers/run_watchdog.ts).
     reporters: ['default', './test/helpers/run_watchdog.ts'],
   },
 });

@@ -160,9 +160,17 @@ export function startExpectingRefusal(env: Record<string, string>): Promise<Exit
  * (startExpectingRefusal), as a bad page there may kill whoever reads it.
  */
 export async function startInProcess(env: Record<string, string>): Promise<Exited> {
+  // What would have made the process exit 65, 70 or 75 is kept (never process.exit in a test worker) and said as the process would.
+  let fatal: unknown;
   try {
-    const society = await startSociety(configFromEnv({ ...process.env, PORT: '0', ...env }), { log: () => undefined });
+    const society = await startSociety(configFromEnv({ ...process.env, PORT: '0', ...env }), {
+      log: () => undefined,
+      on_fatal: (error) => {
+        fatal ??= error;
+      },
+    });
     await society.close();
+    if (fatal !== undefined) return { code: 70, signal: null, stdout: '', stderr: `${String(fatal)}\n`, served: true };
     return { code: null, signal: null, stdout: '', stderr: '', served: true };
   } catch (error) {
     const refusal = startRefusal(error, env.DATA_DIR ?? './data');
