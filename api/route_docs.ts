@@ -3,6 +3,24 @@ import type { RefusalCode } from '../engine/index.js';
 import { ReceiptParams } from './log/checkpoint_routes.js';
 import { cacheControlHeaders, VISITOR_COOKIE_HEADERS } from './openapi/headers.js';
 import { WORLD_IMAGE_PATH, WorldImageArgs } from './world_image_routes.js';
+import {
+  AgentId,
+  ReceiptSchema,
+  MembershipStatus,
+  Nonce,
+  CheckoutSession,
+  ProcessorEvent,
+  WebhookAnswer,
+  RecoverRequest,
+  RecoverAnswer,
+  GrantRequest,
+  BackupTaken,
+  DrillOutcome,
+  JsonRpcMessage,
+  JsonRpcAnswer,
+  AgentRules,
+  McpDescriptor,
+} from './route_schemas.js';
 
 /** One answer of a route: its status, its media type and, for JSON, its shape. */
 export interface RouteAnswer {
@@ -81,152 +99,16 @@ const LOG_HEAD_NO_CACHE = cacheControlHeaders('no-cache: the log grows; revalida
 const ASSET_CACHING = cacheControlHeaders('public, max-age=3600');
 const ICON_CACHING = cacheControlHeaders('public, max-age=86400');
 
-const AgentId = z
-  .string()
-  .regex(/^ag_[0-9a-f]{16}$/)
-  .describe('An agent id: ag_ and 16 lowercase hex digits');
-
 /** An HTML page outside the page catalogue (the treasury's checkout pages); the catalogue's are in pages/page_docs.ts. */
 function page(path: string, summary: string, options: { args?: z.ZodObject } = {}): RouteDoc {
   const answer = { ...html(summary), headers: VISITOR_COOKIE_HEADERS };
   return { method: 'GET', path, summary, ...(options.args ? { args: options.args } : {}), answers: [answer] };
 }
 
-const ReceiptSchema = z.object({
-  leaf_index: z.int().describe('seq - 1'),
-  entry: z.string().describe("The entry's exact JSON text, as stored and served: the leaf's bytes"),
-  checkpoint: z.string().describe('A signed checkpoint (C2SP tlog-checkpoint) whose tree holds the leaf'),
-  inclusion_proof: z.array(z.string()).describe('RFC 6962 audit path, leaf to root, standard base64 hashes'),
-});
-
 function text(path: string, summary: string, media_type: string, headers?: RouteAnswer['headers']): RouteDoc {
   const answer = { status: 200, media_type, description: summary, ...(headers ? { headers } : {}) };
   return { method: 'GET', path, summary, answers: [answer] };
 }
-
-/** How the service writes a time (engine/time.ts isoAt): ISO 8601 to the millisecond, with an explicit offset (`+00:00`). */
-const IsoTime = z.iso.datetime({ offset: true, precision: 3 });
-
-const MembershipStatus = z.object({
-  agent_id: z.string(),
-  payments: z.enum(['off', 'test', 'live']),
-  status: z.enum(['active', 'unpaid']),
-  payment_mode: z.enum(['test', 'live']).nullable().describe('The mode of the payment on record, if any'),
-  payment_mode_current: z.boolean().describe('Whether that payment was made in the payment mode in force now'),
-  billing_account: z.boolean(),
-  updated_at: IsoTime.nullable(),
-});
-
-const Nonce = z.object({ agent: z.string(), nonce: z.string(), expires_at: IsoTime });
-
-const CheckoutSession = z.object({ id: z.string(), url: z.url(), amount_cents: z.int() });
-
-const ProcessorEvent = z.looseObject({
-  id: z.string(),
-  type: z.string(),
-  data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
-});
-const WebhookAnswer = z.object({
-  received: z.literal(true),
-  fulfilled: z.boolean(),
-  duplicate: z.literal(true).optional(),
-  ignored: z.string().optional(),
-});
-
-const RecoverRequest = z.object({ session_id: z.string().regex(/^cs_[A-Za-z0-9_]{1,250}$/) });
-
-const RecoverAnswer = z.object({ recovered: z.literal(true), observer_id: z.string() });
-const GrantRequest = z.strictObject({
-  kind: z.enum(['observer']).default('observer'),
-  note: z.string().max(500).default(''),
-});
-
-const SkippedBackups = z.array(z.object({ name: z.string(), reason: z.string() }));
-
-const BackupTaken = z.object({
-  backup_id: z.string(),
-  ledger_seq: z.int(),
-  ledger_hash: z.string(),
-  manifest: z.looseObject({
-    format: z.int(),
-    backup_id: z.string(),
-    ledger_seq: z.int(),
-    ledger_hash: z.string(),
-    data_bytes: z.int(),
-    data_sha256: z.string(),
-    created_at: z.iso.datetime(),
-  }),
-  leftovers_removed: z.array(z.string()),
-  skipped: SkippedBackups,
-  recorded_at_seq: z.int().optional(),
-});
-
-const DrillOutcome = z.object({
-  outcome: z.enum(['passed', 'failed']),
-  detail: z.string(),
-  backup_id: z.string().nullable(),
-  first_bad_seq: z.int().optional(),
-  skipped: SkippedBackups,
-  recorded_at_seq: z.int().optional(),
-});
-
-const JsonRpcId = z.union([z.string(), z.int()]);
-const JsonRpcMessage = z.looseObject({
-  jsonrpc: z.literal('2.0'),
-  id: JsonRpcId.optional(),
-  method: z.string().optional(),
-});
-const JsonRpcAnswer = z.looseObject({
-  jsonrpc: z.literal('2.0'),
-  id: JsonRpcId.nullable(),
-  result: z.record(z.string(), z.unknown()).optional().describe('As MCP has it (initialize, tools/list, ...)'),
-  error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }).optional(),
-});
-
-const AgentRules = z.looseObject({
-  version: z.string(),
-  signing: z.looseObject({
-    scheme: z.string(),
-    headers: z.array(z.string()),
-    nonce: z.string(),
-    signing_string: z.string(),
-    canonical_body: z.string(),
-  }),
-  proof_of_machine: z.looseObject({
-    acts: z.array(z.string()),
-    deadline_ms: z.int(),
-    kinds: z.record(z.string(), z.string()),
-  }),
-  limits: z.record(z.string(), z.union([z.string(), z.int()])),
-  ledger_recipe: z.string().describe('How each entry hashes and chains, in words'),
-  transparency_log: z.record(z.string(), z.string()).describe('Receipts, checkpoints, tiles and proofs: where and how'),
-  acts: z.array(
-    z.looseObject({
-      name: z.string(),
-      summary: z.string(),
-      effect: z.enum(['read', 'write']),
-      signed_by: z.string(),
-      payload_schema: z.record(z.string(), z.unknown()),
-    }),
-  ),
-  read_tools: z.array(
-    z.looseObject({
-      name: z.string(),
-      description: z.string(),
-      path: z.string(),
-      input_schema: z.record(z.string(), z.unknown()),
-    }),
-  ),
-});
-
-const McpDescriptor = z.looseObject({
-  name: z.string(),
-  version: z.string(),
-  description: z.string(),
-  streamable_http: z.looseObject({ url: z.string() }),
-  stdio: z.looseObject({ command: z.string(), args: z.array(z.string()) }),
-  tools: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), signed: z.boolean() })),
-});
 
 const PROCESSOR_CODES: RefusalCode[] = ['PAYMENTS_OFF', 'PAYMENT_PROVIDER_UNAVAILABLE'];
 
