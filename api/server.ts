@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { CONNECTION_LIMITS, limitConnections } from './connection_limit.js';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { answerStarting, listenFirst } from './listen_first.js';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DivergedLogError, Engine, LmdbStore } from '../engine/index.js';
 import { createApp, type TesseraApp } from './app.js';
 import { FormerPrimaryKeys, provideFormerKeys } from './authenticate.js';
-import { ConfigurationError, type Config } from './config.js';
+import type { Config } from './config.js';
 import { prepareGenesis, readGenesisSettings, type FounderSetup } from './founder.js';
 import { NonceBook } from './nonces.js';
 import { ChunkCache } from './chunk_cache.js';
@@ -86,53 +87,6 @@ export async function startSociety(config: Config, options: StartOptions = {}): 
   } catch (error) {
     server.close();
     throw error;
-  }
-}
-
-/** Answers while the society opens, on a socket bound before the data folder was touched. */
-const answerStarting: RequestListener = (_request, response) => {
-  response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
-  response.end(
-    JSON.stringify({ error: 'STARTING', message: 'The society is starting; try again after Retry-After seconds.' }),
-  );
-};
-
-/** Binds PORT on HOST, or refuses naming the setting to change. */
-async function listenFirst(config: Config): Promise<Server> {
-  const server = createServer(answerStarting);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    throw bindingRefusal(error as NodeJS.ErrnoException, config);
-  }
-  return server;
-}
-
-function bindingRefusal(error: NodeJS.ErrnoException, { port, host }: Config): Error {
-  switch (error.code) {
-    case 'EADDRINUSE':
-      return new ConfigurationError(
-        `PORT ${port} is in use on HOST ${host} by another process: stop it, or set PORT to a free port (PORT=0 lets the system choose)`,
-      );
-    case 'EACCES':
-      return new ConfigurationError(`PORT ${port} needs privileges on this machine (EACCES): choose a port above 1023`);
-    case 'EADDRNOTAVAIL':
-      return new ConfigurationError(
-        `HOST ${host} is not an address of this machine (EADDRNOTAVAIL): use 127.0.0.1, 0.0.0.0 (every IPv4 address), :: or one of this machine's addresses`,
-      );
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new ConfigurationError(
-        `HOST ${host} does not resolve (${error.code}): use an IP address or a name this machine knows`,
-      );
-    default:
-      return error;
   }
 }
 
