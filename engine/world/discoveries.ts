@@ -1,6 +1,4 @@
-import { CHUNK_COUNT, CHUNK_SIZE, TILES_PER_CHUNK, WORLD_SIZE } from './geometry.js';
-
-const CHUNKS_PER_ROW = WORLD_SIZE / CHUNK_SIZE;
+import { CHUNK_COUNT, CHUNK_SIZE, chunkIndexOfTile, TILES_PER_CHUNK, WORLD_SIZE } from './geometry.js';
 
 /**
  * Who first revealed each tile, and when. Kept per chunk, a chunk's two arrays made on its
@@ -40,8 +38,7 @@ export class Discoveries {
 
 function chunkOf(index: number): number {
   const x = index % WORLD_SIZE;
-  const y = (index - x) / WORLD_SIZE;
-  return Math.floor(y / CHUNK_SIZE) * CHUNKS_PER_ROW + Math.floor(x / CHUNK_SIZE);
+  return chunkIndexOfTile(x, (index - x) / WORLD_SIZE);
 }
 
 function offsetInChunk(index: number): number {
