@@ -290,6 +290,7 @@ async function serveSociety(
       },
       on_fenced: (why) => fatal(new FencedError(`fenced: ${why}`), 'the lease'),
       on_diverged: (error) => fatal(asDiverged(error, engine.state.tick + 1), 'following the replicated log'),
+      on_failed: (error) => fatal(error, 'coming to lead'),
       log_line: log,
     });
     // Everything the log holds is applied before anything is served; a store that is not this log's is refused.

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKey } from '../client/keys.js';
 import { TesseraClient } from '../client/sdk.js';
-import { imageOf, stateFromImage, stateHash, type ReplicatedTick } from '../engine/index.js';
+import { DivergedLogError, imageOf, stateFromImage, stateHash, type ReplicatedTick } from '../engine/index.js';
 import { replayTick } from '../engine/apply.js';
 import { ReplicatedStore } from '../api/cluster/replicated_store.js';
-import { StaleWriterError } from '../api/cluster/tick_log.js';
+import { FencedError, StaleWriterError, type TickLog } from '../api/cluster/tick_log.js';
 import { memoryCluster, startClusterNode, type ClusterTestNode } from './helpers/cluster.js';
 import { memoryEngine, registered } from './helpers/memory_engine.js';
 import { startTestSociety } from './helpers/society.js';
@@ -306,6 +306,24 @@ describe('a writer whose term has ended', () => {
     ).rejects.toBeInstanceOf(StaleWriterError);
     expect(under.store.lastTick()).toBe(ticks_before);
     expect(under.store.ledgerHead()).toEqual(head_before);
+  });
+});
+
+describe('a node coming to lead', () => {
+  it('is fenced (exit 75), not said to diverge (65), when a newer term refuses its own at the start', async () => {
+    const cluster = memoryCluster();
+    // The log refuses the term as it would once another node's term had begun after this node took the lease.
+    const refusing = (log: TickLog): TickLog =>
+      Object.assign(Object.create(log) as TickLog, {
+        beginTerm: async () => {
+          throw new StaleWriterError(0, 'another term has begun since this writer’s');
+        },
+      });
+    const leader = await node(cluster, { node_id: 'a', role: 'leader', wrap_log: refusing });
+    await until(() => leader.fatal.length > 0);
+    expect(leader.fatal[0]).toBeInstanceOf(FencedError);
+    expect(leader.fatal[0]).not.toBeInstanceOf(DivergedLogError);
+    expect(String(leader.fatal[0])).toMatch(/another term has begun/);
   });
 });
 

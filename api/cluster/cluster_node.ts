@@ -3,7 +3,7 @@ import { backoffMs, hostClock, type ClusterClock } from './cluster_clock.js';
 import type { LeaderLease, LeaseHolder } from './leader_lease.js';
 import { FollowedTickCheck } from './followed_check.js';
 import type { ReplicatedStore } from './replicated_store.js';
-import { LogMovedError, type LogFollower, type TermWriter, type TickLog } from './tick_log.js';
+import { FencedError, LogMovedError, type LogFollower, type TermWriter, type TickLog } from './tick_log.js';
 
 export type NodeRole = 'leader' | 'replica';
 
@@ -41,6 +41,8 @@ export interface ClusterNodeOptions {
   on_fenced: (why: string) => void;
   /** A followed tick that does not replay here: the store is not this log's. The host must stop. */
   on_diverged: (error: unknown) => void;
+  /** Coming to lead failed otherwise (on_lead threw): a bug, not a divergence. The host must stop. */
+  on_failed: (error: unknown) => void;
   log_line?: (line: Record<string, unknown>) => void;
 }
 
@@ -261,9 +263,7 @@ export class ClusterNode {
     this.known_leader = tenure;
     this.renewed_ms = this.clock.now_ms();
     // Not awaited: the lease is renewed on schedule while the log is caught up.
-    this.promotion = this.promote(tenure).catch((error) => {
-      if (!this.stopped) this.options.on_diverged(error);
-    });
+    this.promotion = this.promote(tenure).catch((error) => this.promotionFailed(error));
   }
 
   /**
@@ -358,7 +358,24 @@ export class ClusterNode {
       tick: engine.state.tick,
       caught_up_ms: Math.round(this.clock.now_ms() - began_ms),
     });
-    await this.options.on_lead();
+    await this.options.on_lead().catch((error) => this.leadWorkFailed(error));
+  }
+
+  /**
+   * A newer term met while beginning or seeding this one fences this node (exit 75; started
+   * again, it follows); anything else on the way (a log that does not replay here) is a divergence (65).
+   */
+  private promotionFailed(error: unknown): void {
+    if (this.stopped) return;
+    if (error instanceof FencedError) this.fence(error.message);
+    else this.options.on_diverged(error);
+  }
+
+  /** What on_lead does (found, record the payment mode) failed: a bug of this node's (70), not the log's. */
+  private leadWorkFailed(error: unknown): void {
+    if (this.stopped) return;
+    if (error instanceof FencedError) this.fence(error.message);
+    else this.options.on_failed(error);
   }
 
   private fence(why: string): void {

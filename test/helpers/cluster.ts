@@ -95,12 +95,18 @@ export async function startClusterNode(
     eligible?: boolean;
     data_dir?: string;
     log_key_from?: string;
+    /** The node's own view of the log, changed (a log that refuses something at the worst moment). */
+    wrap_log?: (log: TickLog) => TickLog;
   },
 ): Promise<ClusterTestNode> {
   const port = await freePort();
   const data_dir = options.data_dir ?? tempDir();
   if (options.log_key_from) copyFileSync(join(options.log_key_from, LOG_KEY_FILE), join(data_dir, LOG_KEY_FILE));
   const link = new NodeLink(cluster);
+  const wrapped = options.wrap_log?.(link.log);
+  const cluster_log: ClusterLog = wrapped
+    ? { log: wrapped, lease: link.lease, identity: link.identity, close: () => link.close() }
+    : link;
   const fatal: unknown[] = [];
   const society = await startTestSociety({
     data_dir,
@@ -118,7 +124,7 @@ export async function startClusterNode(
         eligible: options.eligible ?? true,
       },
     },
-    start: { cluster_log: link, on_fatal: (error) => fatal.push(error) },
+    start: { cluster_log, on_fatal: (error) => fatal.push(error) },
   });
   return Object.assign(society, { link, fatal });
 }

@@ -128,6 +128,7 @@ export class SimNode {
       on_fenced: (why) => this.exit(owner, new FencedError(`fenced: ${why}`)),
       on_diverged: (error) =>
         this.exit(owner, error instanceof DivergedLogError ? error : new DivergedLogError(0, String(error))),
+      on_failed: (error) => this.exit(owner, error),
     });
     const nonces = new NonceBook({
       clock: wall_ms,
