@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { simulate } from './simulation/simulation.js';
 
@@ -49,5 +50,21 @@ describe('the replicated society under simulated faults', () => {
     const [first, second] = [await simulate({ seed: 7 }), await simulate({ seed: 7 })];
     expect(second.schedule).toEqual(first.schedule);
     expect(second.stats).toEqual(first.stats);
+  });
+
+  it('says a mistake in its options in a line and its usage, exit 2, before any work', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) =>
+        execFile(process.execPath, ['dist/test/simulation/main.js', ...args], (error, _stdout, stderr) =>
+          resolve({ code: error ? (error.code as number) : 0, stderr }),
+        ),
+      );
+    const unknown = await run(['--seeds-count', '5']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^npm run simulate --: Unknown option '--seeds-count'/);
+    expect(unknown.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    const not_a_number = await run(['--seed', 'seven']);
+    expect(not_a_number.code).toBe(2);
+    expect(not_a_number.stderr).toMatch(/--seed takes a whole number, not "seven"\n[^]*--seeds N/);
   });
 });

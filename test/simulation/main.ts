@@ -1,27 +1,40 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
+import { parseCommandLine } from '../../client/command_line.js';
 import { prologue } from './prologue.js';
 import { simulate, type SimulationResult } from './simulation.js';
 
-/**
- * npm run simulate: seeded runs of a replicated society under faults (simulation.ts).
- *   --seed N          one seed, its schedule printed (how a failing seed is replayed)
- *   --seeds N         N seeds from --from (default 1), a progress bar, every failing seed listed
- *   --unfenced        the tick log without its term fence, as before issue 29
- * Exits 1 if any seed broke an invariant.
- */
-const { values } = parseArgs({
+const USAGE = `npm run simulate -- [options]: seeded runs of a replicated society under faults (test/simulation/simulation.ts)
+  --seed N      one seed, its schedule printed (how a failing seed is replayed)
+  --seeds N     N seeds from --from (default 100 from 1), a progress bar, every failing seed listed
+  --from N      the first seed of --seeds
+  --unfenced    the tick log without its term fence, as before issue 29
+  --quiet       no progress bar
+Exits 1 if any seed broke an invariant, 2 on a mistake in the options.`;
+
+const { values } = parseCommandLine('npm run simulate --', {
   options: {
     seed: { type: 'string' },
     seeds: { type: 'string', default: '100' },
     from: { type: 'string', default: '1' },
     unfenced: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const fenced = !values.unfenced;
 const mode = fenced ? '' : ' --unfenced';
+
+const from = Number(values.from);
+const count = Number(values.seeds);
+if (values.seed !== undefined && !Number.isSafeInteger(Number(values.seed)))
+  usage(`--seed takes a whole number, not ${JSON.stringify(values.seed)}`);
+if (!Number.isSafeInteger(from) || !Number.isSafeInteger(count) || count < 1)
+  usage('--from and --seeds take whole numbers, --seeds at least 1');
 
 const made_ms = performance.now();
 await prologue();
@@ -34,12 +47,6 @@ if (values.seed !== undefined) {
   process.exit(result.violations.length > 0 ? 1 : 0);
 }
 
-const from = Number(values.from);
-const count = Number(values.seeds);
-if (!Number.isSafeInteger(from) || !Number.isSafeInteger(count) || count < 1) {
-  console.error('--from and --seeds take whole numbers, --seeds at least 1');
-  process.exit(2);
-}
 const bar = values.quiet
   ? undefined
   : new SingleBar({ format: 'seeds {bar} {value}/{total} | failing {failing} | {eta_formatted} left' });
@@ -82,4 +89,9 @@ function report(results: SimulationResult[]): void {
     `${results.length - results.filter((result) => result.violations.length > 0).length} of ${results.length} seeds held every invariant; ` +
       `${totals.acknowledged} acts acknowledged, ${totals.unknown} left with an unknown outcome, ${totals.exits} node exits, ${totals.terms} terms begun`,
   );
+}
+
+function usage(problem: string): never {
+  console.error(`npm run simulate: ${problem}\n${USAGE}`);
+  process.exit(2);
 }
