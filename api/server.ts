@@ -337,6 +337,7 @@ async function serveSociety(
       clock,
       // A replica never publishes: only the node whose writes the society takes.
       writable: () => (node_ref ? node_ref.writable : engine.is_writer),
+      founder_pubkey: () => engine.state.agents.get(engine.state.founder_agent_id)?.pubkey,
       last_dispatch_at_ms: () => engine.state.governance.dispatches.at(-1)?.at_ms,
       log,
     },

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TesseraClient } from '../client/sdk.js';
+import { TesseraClient } from '../client/sdk.js';
+import { generateKey } from '../client/keys.js';
 import { verifyLedger } from '../client/verify.js';
 import { configFromEnv } from '../api/config.js';
 import { freePort } from '../bench/nats_cluster.js';
@@ -169,6 +170,30 @@ describe('the daily Dispatch (DISPATCH_DAILY_AT_UTC)', () => {
     // The next day's is the service's again.
     s.advance(DAY_MS);
     await expectDispatches(s, 2);
+  });
+
+  it('is not sent with a Founder key file the Founder rotated away: said once a day, with what to do', async () => {
+    const s = await society({ config: { dispatch_daily_at_minutes: NOON } });
+    const founder = await founderClient(s);
+    const backup = await generateKey();
+    await founder.registerBackupKey(backup.public_key);
+    const fresh = await generateKey();
+    await new TesseraClient(s.url).rotateKey(backup, fresh.public_key, s.engine.state.founder_agent_id);
+    const head_before = s.store.ledgerHead().seq;
+
+    s.advance(2 * HOUR_MS); // 12:00
+    await oneCheck();
+    await oneCheck();
+    const failed = s.logs.filter((line) => line.includes('daily_dispatch_failed'));
+    expect(failed).toHaveLength(1);
+    expect(JSON.parse(failed[0]!)).toMatchObject({
+      error: expect.stringMatching(/no longer the Founder's \(rotated since\): copy the current Founder key there/),
+      retry: 'tomorrow',
+    });
+    // Nothing was sent: no refused request, no entry.
+    expect(s.store.ledgerHead().seq).toBe(head_before);
+    expect(dispatchCount(s)).toBe(0);
+    expect(s.bugs).toEqual([]);
   });
 
   it('catches up once, not once per missed day, when started after the time', async () => {

@@ -16,6 +16,8 @@ export interface DailyDispatchOptions {
   clock: () => number;
   /** Whether this node takes writes now: the embedded default always, a replicated society's leader while it leads. */
   writable: () => boolean;
+  /** The Founder's primary key as the ledger has it now: a rotation since the key file was written makes that file's key no longer the Founder's. */
+  founder_pubkey: () => string | undefined;
   /** When the newest Dispatch was published, if any: a day with one since its scheduled time needs none. */
   last_dispatch_at_ms: () => number | undefined;
   log: (line: Record<string, unknown>) => void;
@@ -73,6 +75,18 @@ export class DailyDispatch {
 
   private async publish(due_ms: number, now_ms: number): Promise<void> {
     const scheduled_at = new Date(due_ms).toISOString();
+    if (this.options.founder_key.public_key !== this.options.founder_pubkey()) {
+      // Signed with it, the Dispatch would be refused SIG_INVALID, every day, saying less than this.
+      this.held = { due_ms, retry_at_ms: due_ms + DAY_MS };
+      this.options.log({
+        event: 'daily_dispatch_failed',
+        scheduled_at,
+        error:
+          "the key in the Founder key file is no longer the Founder's (rotated since): copy the current Founder key there, or publish by hand",
+        retry: 'tomorrow',
+      });
+      return;
+    }
     try {
       const client = new TesseraClient(loopbackUrl(this.options.url()), this.options.founder_key);
       const published = await client.signed<{ dispatch_id: number; disclosures_drained: number }>(
