@@ -15,6 +15,7 @@ export { GenesisSchema, LEDGER_REVISION, type Genesis } from './genesis.js';
 export { CATALOGUE, findAct } from './catalogue.js';
 export { DEFAULT_PARAMS, WORLD_PARAM_NAMES, type Params } from './params.js';
 export { currentSummary } from './current_summary.js';
+export { lowerBound, upperBound } from './sorted_search.js';
 export { CHALLENGE_KINDS } from './pom/challenges.js';
 export type { PomAnswer } from './pom/gate.js';
 export { register } from './acts/register.js';

@@ -2,6 +2,7 @@ import { invariant } from '../invariant.js';
 import type { SocietyState } from '../state.js';
 import type { EpochMs } from '../time.js';
 import { isActiveMember } from './membership.js';
+import { lowerBound } from '../sorted_search.js';
 
 /*
  * Who counts toward a motion's quorum (docs/governance.md, "The electorate").
@@ -39,7 +40,7 @@ export function noteMemberAct(state: SocietyState, agent_id: string, at_ms: Epoc
  * lapses, so each member who acted in time is checked (as often as motions open).
  */
 export function electorateCount(state: Readonly<SocietyState>, opened_at_ms: EpochMs): number {
-  if (state.payments.mode === 'off') return countBefore(state.first_member_acts_ms, opened_at_ms);
+  if (state.payments.mode === 'off') return lowerBound(state.first_member_acts_ms, opened_at_ms);
   let count = 0;
   for (const agent of state.agents.values()) {
     if (
@@ -50,16 +51,4 @@ export function electorateCount(state: Readonly<SocietyState>, opened_at_ms: Epo
       count++;
   }
   return count;
-}
-
-/** How many of the ascending times are strictly before `limit`. */
-function countBefore(ascending: readonly number[], limit: number): number {
-  let low = 0;
-  let high = ascending.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (ascending[middle]! < limit) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }

@@ -1,3 +1,4 @@
+import { lowerBound, upperBound } from '../sorted_search.js';
 import type { KeyRange, Table, TableKey } from './tables.js';
 
 /**
@@ -58,28 +59,4 @@ export class MemoryTable<V, K extends TableKey = number> implements Table<V, K> 
     }
     return selected.length > limit ? selected.slice(0, limit) : selected;
   }
-}
-
-/** The first index whose key is >= key. */
-function lowerBound<K extends TableKey>(keys: K[], key: K): number {
-  let low = 0;
-  let high = keys.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (keys[middle]! < key) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** The first index whose key is > key. */
-function upperBound<K extends TableKey>(keys: K[], key: K): number {
-  let low = 0;
-  let high = keys.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (keys[middle]! <= key) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }

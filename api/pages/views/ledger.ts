@@ -18,7 +18,8 @@ import type { WireEntry } from '../../../client/ledger_check.js';
 import { SignatureVerifier } from '../../signature_verifier.js';
 import { nameOf } from './names.js';
 import { page_size } from './paging.js';
-import { firstAtLeast, ledgerIndexOf } from './ledger_index.js';
+import { ledgerIndexOf } from './ledger_index.js';
+import { lowerBound } from '../../../engine/index.js';
 import { inclusionPathOf } from './inclusion_path.js';
 
 /**
@@ -79,13 +80,13 @@ function* downward(start: number, indexed_to: number, candidates: readonly numbe
   for (let seq = start; seq > indexed_to && seq >= 1; seq--) yield seq;
   const below = Math.min(start, indexed_to);
   if (!candidates) for (let seq = below; seq >= 1; seq--) yield seq;
-  else for (let at = firstAtLeast(candidates, below + 1) - 1; at >= 0; at--) yield candidates[at]!;
+  else for (let at = lowerBound(candidates, below + 1) - 1; at >= 0; at--) yield candidates[at]!;
 }
 
 /** The seqs a page may show, oldest first from `start`: the index's candidates, then every one past the index's end. */
 function* upward(start: number, indexed_to: number, head: number, candidates: readonly number[] | undefined) {
   if (!candidates) for (let seq = start; seq <= Math.min(indexed_to, head); seq++) yield seq;
-  else for (let at = firstAtLeast(candidates, start); at < candidates.length; at++) yield candidates[at]!;
+  else for (let at = lowerBound(candidates, start); at < candidates.length; at++) yield candidates[at]!;
   for (let seq = Math.max(start, indexed_to + 1); seq <= head; seq++) yield seq;
 }
 

@@ -76,15 +76,3 @@ export function ledgerIndexOf(ledger: LedgerReader): LedgerIndex {
   if (!index) indexes.set(ledger, (index = new LedgerIndex(ledger)));
   return index;
 }
-
-/** The first position in an ascending list holding a value at least `seq`. */
-export function firstAtLeast(list: readonly number[], seq: number): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (list[middle]! < seq) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
