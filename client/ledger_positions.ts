@@ -1,8 +1,10 @@
 /*
- * Where in the world a ledger entry happened, read from its data: the tiles it names as
- * `x`/`y`, or as `from`, `to` and `position` points. Pure, with no Node API, so an agent's
- * filter and the server's agree on which chunk an entry touched.
+ * Where in the world a ledger entry happened, read from its data: the tile its event
+ * declares (engine/events/event_catalogue.ts: data's own x and y, or a field such as `to`,
+ * `position` or `site`), and for a move also where it came from. No Node API, so an
+ * agent's filter and the server's agree on which chunk an entry touched.
  */
+import { EVENT_TILE_FIELDS } from '../engine/events/event_catalogue.js';
 
 export interface TilePoint {
   x: number;
@@ -11,21 +13,22 @@ export interface TilePoint {
 
 const CHUNK_TILES = 64;
 
+/** A move's path starts in one chunk and may end in another: both saw it, so `from` counts too (before `to`). */
+const TILE_FIELDS = [...new Set(['.', 'from', ...EVENT_TILE_FIELDS])];
+
 function pointOf(value: unknown): TilePoint | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { x, y } = value as Record<string, unknown>;
   return Number.isInteger(x) && Number.isInteger(y) ? { x: x as number, y: y as number } : undefined;
 }
 
-/** The tiles an entry's data names, in the order above; none for an entry off the map. */
+/** The tiles an entry's data names, data's own first and a move's destination last; none for an entry off the map. */
 export function entryTiles(data: unknown): TilePoint[] {
   if (typeof data !== 'object' || data === null) return [];
   const record = data as Record<string, unknown>;
   const tiles: TilePoint[] = [];
-  const own = pointOf(record);
-  if (own) tiles.push(own);
-  for (const key of ['from', 'to', 'position']) {
-    const point = pointOf(record[key]);
+  for (const field of TILE_FIELDS) {
+    const point = pointOf(field === '.' ? record : record[field]);
     if (point) tiles.push(point);
   }
   return tiles;

@@ -275,6 +275,11 @@ export type EventType = OpeningEventType | keyof typeof FOLLOWING | keyof typeof
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE).sort() as EventType[];
 
+/** Every data field some event declares its tile in ('.' for data's own x and y), once each, in catalogue order. */
+export const EVENT_TILE_FIELDS: readonly string[] = [
+  ...new Set(Object.values(EVENT_CATALOGUE).flatMap((event) => (event.tile === undefined ? [] : [event.tile]))),
+];
+
 export function eventDeclaration(event_type: string): EventDeclaration | undefined {
   return Object.hasOwn(EVENT_CATALOGUE, event_type) ? EVENT_CATALOGUE[event_type as EventType] : undefined;
 }
