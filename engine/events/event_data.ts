@@ -7,98 +7,23 @@
  * are the source of truth.
  */
 import { z } from 'zod';
-import { AGENT_ID_PATTERN, PUBKEY_PATTERN } from '../identity.js';
+import {
+  agentId,
+  pubkey,
+  HEX_SHA256,
+  sha256Hex,
+  whole,
+  tile,
+  motionId,
+  structureBuilt,
+  standingAwarded,
+  motionTally,
+  paymentMode,
+} from './event_data_fields.js';
 import { IsoTime } from '../read.js';
-import { DIRECTION_NAMES, type Direction } from '../world/geometry.js';
-import { BIOMES, RESOURCES } from '../world/materials.js';
+import { BIOMES } from '../world/materials.js';
 import type { EventType } from './event_catalogue.js';
-
-const agentId = (what: string) => z.string().regex(AGENT_ID_PATTERN).describe(`${what} (ag_ and 16 hex digits)`);
-const pubkey = (what: string) =>
-  z.string().regex(PUBKEY_PATTERN).describe(`${what}: ed25519, base64url without padding`);
-const HEX_SHA256 = /^[0-9a-f]{64}$/;
-const sha256Hex = (what: string) => z.string().regex(HEX_SHA256).describe(`hex SHA-256 of ${what}`);
-const whole = (what: string) => z.int().min(0).describe(what);
-/** The cell fields that world acts on one cell write at the top level of their data. */
-const cellFields = {
-  x: z.int().describe('column, west to east'),
-  y: z.int().describe('row, north to south'),
-  z: z.int().describe('height, 0 at the bottom of the world'),
-};
-const tile = (what: string) => z.looseObject({ x: cellFields.x, y: cellFields.y }).describe(`${what}: tile {x, y}`);
-const cell = (what: string) => z.looseObject(cellFields).describe(`${what}: cell {x, y, z}`);
-const resource = (what: string) => z.enum(RESOURCES).describe(what);
-const motionId = (what: string) => z.string().describe(`${what} (M-<4 digits>-<4 hex>)`);
-const apSpent = () => whole('AP the act cost');
-
-const structureBuilt = z
-  .discriminatedUnion('structure', [
-    z.looseObject({
-      structure: z.literal('relay_mast').describe('a relay mast, raised on the tile its builder stands on'),
-      agent_id: agentId('the builder'),
-      relay_id: z.int().min(1).describe('number of the new mast, from 1 in building order'),
-      position: tile('where the mast stands'),
-    }),
-    z.looseObject({
-      structure: z.literal('aether_hub').describe('the Aether Hub, built on a relay mast'),
-      agent_id: agentId('the builder'),
-      relay_id: z.int().min(1).describe('the mast the Hub stands on'),
-      position: tile('where the Hub stands (its mast)'),
-    }),
-    z.looseObject({
-      structure: z.literal('relay_link').describe('a link between two relay masts'),
-      agent_id: agentId('the builder'),
-      from_relay_id: z.int().min(1).describe('the mast the builder stood by'),
-      to_relay_id: z.int().min(1).describe('the mast linked to it'),
-      span: whole('distance between the masts, in tiles (the larger of the x and y distances)'),
-      silicon_spent: whole('units of silicon the link took'),
-    }),
-    z.looseObject({
-      structure: z.literal('road').describe('a road on a land tile'),
-      agent_id: agentId('the builder'),
-      position: tile('where the road lies'),
-      ap_spent: apSpent(),
-      slag_spent: whole('units of slag the road took'),
-    }),
-  ])
-  .describe('What was built, by structure: a relay mast, the Aether Hub, a link between masts, or a road');
-
-const standingBase = {
-  agent_id: agentId('the member awarded'),
-  points: z.int().min(1).describe('standing awarded by this entry'),
-  standing: whole("the member's standing after the award"),
-};
-const standingAwarded = z
-  .discriminatedUnion('reason', [
-    z.looseObject({
-      reason: z.literal('exploration').describe('first to reveal tiles (up to a daily number of tiles)'),
-      ...standingBase,
-      tiles: z.int().min(1).describe('tiles the award pays for'),
-    }),
-    z.looseObject({
-      reason: z.literal('biome_first_discovery').describe('first member ever to stand on a biome'),
-      ...standingBase,
-      biome: z.enum(BIOMES).describe('the biome'),
-    }),
-    z.looseObject({
-      reason: z.literal('relic_found').describe('a dig turned up a relic'),
-      ...standingBase,
-      site: cell('where the relic was'),
-    }),
-  ])
-  .describe('Standing the engine granted, by reason, with what the reason pays for');
-
-const motionTally = z
-  .looseObject({
-    aye: whole('aye votes'),
-    nay: whole('nay votes'),
-    abstain: whole('abstentions'),
-    participating: whole('members who voted, abstentions included (the quorum counts them)'),
-    aye_share: z.number().min(0).max(1).describe('aye / (aye + nay), 0 when both are 0; passing needs more than 0.5'),
-  })
-  .describe("the final tally, each member's latest vote counted once");
-
-const paymentMode = (what: string) => z.enum(['off', 'test', 'live']).describe(what);
+import { WORLD_EVENT_DATA } from './world_event_data.js';
 
 export const EVENT_DATA = {
   society_founded: z
@@ -248,80 +173,7 @@ export const EVENT_DATA = {
     })
     .describe('A Proof of Machine challenge handed out (never its answer)'),
 
-  agent_moved: z
-    .looseObject({
-      agent_id: agentId('who moved'),
-      from: tile('where the walk started'),
-      to: tile('where it ended'),
-      path: z
-        .array(z.enum(DIRECTION_NAMES as [Direction, ...Direction[]]))
-        .describe('the steps taken, in order (n, ne, e, se, s, sw, w, nw)'),
-      ap_spent: apSpent(),
-    })
-    .describe('A member walked a path'),
-
-  block_placed: z
-    .looseObject({
-      agent_id: agentId('who placed it'),
-      ...cellFields,
-      block_id: z.int().min(1).describe('the block placed (1 dirt, 2 stone, ... 8 timber)'),
-      block: resource('the material of the block, one unit of which it cost'),
-      ap_spent: apSpent(),
-    })
-    .describe('A member placed a block'),
-
-  block_broken: z
-    .looseObject({
-      agent_id: agentId('who broke it'),
-      ...cellFields,
-      block_id: z.int().min(1).describe('the block broken (1 dirt, 2 stone, ... 8 timber)'),
-      refund: whole('units of its material given back'),
-      ap_spent: apSpent(),
-    })
-    .describe('A member broke a placed block'),
-
-  terrain_dug: z
-    .looseObject({
-      agent_id: agentId('who dug'),
-      ...cellFields,
-      yield: resource('the material taken, one unit'),
-      ap_spent: apSpent(),
-    })
-    .describe('A member dug out a cell of terrain'),
-
-  relic_found: z
-    .looseObject({ agent_id: agentId('who found it'), site: cell('where it was dug') })
-    .describe('A dig turned up a relic'),
-
-  resource_gathered: z
-    .looseObject({
-      agent_id: agentId('who gathered'),
-      x: cellFields.x,
-      y: cellFields.y,
-      resource: resource('what was gathered'),
-      amount: z.int().min(1).describe('units gathered'),
-      ap_spent: apSpent(),
-    })
-    .describe('A member gathered a resource from the surface'),
-
-  resource_sent: z
-    .looseObject({
-      agent_id: agentId('the giver'),
-      to: agentId('the recipient'),
-      resource: resource('what was given'),
-      amount: z.int().min(1).describe('units given'),
-      ap_spent: apSpent(),
-    })
-    .describe('A member gave resources to another (a resource_received entry follows)'),
-
-  resource_received: z
-    .looseObject({
-      agent_id: agentId('the recipient'),
-      from: agentId('the giver'),
-      resource: resource('what was received'),
-      amount: z.int().min(1).describe('units received'),
-    })
-    .describe('The recipient of a gift received it'),
+  ...WORLD_EVENT_DATA,
 
   aether_sent: z
     .looseObject({
