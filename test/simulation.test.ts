@@ -15,7 +15,7 @@ import { simulate } from './simulation/simulation.js';
 const SEEDS = Number(process.env.SIMULATION_SEEDS ?? 200);
 
 describe('the replicated society under simulated faults', () => {
-  it(`holds every invariant on ${SEEDS} seeds`, { timeout: 600_000 }, async () => {
+  it(`holds every invariant on ${SEEDS} seeds`, { timeout: 300_000 }, async () => {
     const failing: string[] = [];
     let acknowledged = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {

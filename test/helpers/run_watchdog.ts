@@ -5,7 +5,7 @@
 // worker's file forever. CI once saw nothing but its own 90-minute limit, and since vitest
 // prints a file only when it ends, the output did not name the file. So: a file that has
 // reported nothing (no test started or ended, no hook) for `quiet_limit_minutes` (twice the
-// longest test timeout in the suite, 240 s) has a stuck worker; the watchdog says what that
+// longest test timeout in the suite, 300 s) has a stuck worker; the watchdog says what that
 // worker was doing (its threads' kernel waits, a native backtrace where gdb is installed, the
 // processes under it) and kills it, so vitest fails that file and the run goes on. Past
 // `run_deadline_minutes` the whole tree is killed, naming the files that never finished.
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Reporter, ReportedHookContext, TestCase, TestModule } from 'vitest/node';
 
-const quiet_limit_minutes = Number(process.env.TEST_QUIET_LIMIT_MINUTES ?? 8);
+const quiet_limit_minutes = Number(process.env.TEST_QUIET_LIMIT_MINUTES ?? 10);
 const run_deadline_minutes = Number(process.env.TEST_RUN_DEADLINE_MINUTES ?? 35);
 const check_every_ms = Math.min(30_000, (quiet_limit_minutes * 60_000) / 4);
 
