@@ -358,24 +358,19 @@ export class ClusterNode {
       tick: engine.state.tick,
       caught_up_ms: Math.round(this.clock.now_ms() - began_ms),
     });
-    await this.options.on_lead().catch((error) => this.leadWorkFailed(error));
+    await this.options.on_lead().catch((error) => this.promotionFailed(error, this.options.on_failed));
   }
 
   /**
-   * A newer term met while beginning or seeding this one fences this node (exit 75; started
-   * again, it follows); anything else on the way (a log that does not replay here) is a divergence (65).
+   * How a promotion that failed stops this node. A newer term met while beginning, seeding or
+   * using this one fences it (exit 75; started again, it follows). Otherwise, a failure before
+   * it led (a log that does not replay here) is a divergence (65); one of on_lead's own work
+   * (founding, recording the payment mode) is a bug (70).
    */
-  private promotionFailed(error: unknown): void {
+  private promotionFailed(error: unknown, otherwise: (error: unknown) => void = this.options.on_diverged): void {
     if (this.stopped) return;
     if (error instanceof FencedError) this.fence(error.message);
-    else this.options.on_diverged(error);
-  }
-
-  /** What on_lead does (found, record the payment mode) failed: a bug of this node's (70), not the log's. */
-  private leadWorkFailed(error: unknown): void {
-    if (this.stopped) return;
-    if (error instanceof FencedError) this.fence(error.message);
-    else this.options.on_failed(error);
+    else otherwise(error);
   }
 
   private fence(why: string): void {

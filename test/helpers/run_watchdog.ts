@@ -132,7 +132,7 @@ export default class RunWatchdog implements Reporter {
       `${relative(worker.file)} has shown no sign of life for ${minutes(quiet_ms)} min (${worker.where}; ` +
         `TEST_QUIET_LIMIT_MINUTES=${quiet_limit_minutes}): its worker (pid ${worker.pid}) is stuck where no test timeout reaches.\n` +
         `Its threads' kernel waits: ${threadWaits(worker.pid)}\nprocesses under it:\n${processTable(under)}\n` +
-        `${stacks.length > 0 ? `its threads' native stacks (gdb):\n${stacks.slice(0, 200).join('\n')}` : '(no native stacks: gdb is not installed or could not attach)'}\nStopping it: vitest fails the file and the run goes on.`,
+        `${stackReport(stacks)}\nStopping it: vitest fails the file and the run goes on.`,
     );
     for (const pid of [...under, worker.pid]) kill(pid);
   }
@@ -193,6 +193,11 @@ function threadWaits(pid: number): string {
     counts.set(wait, (counts.get(wait) ?? 0) + 1);
   }
   return [...counts].map(([wait, n]) => `${wait} x${n}`).join(', ');
+}
+
+function stackReport(stacks: string[]): string {
+  if (stacks.length === 0) return '(no native stacks: gdb is not installed or could not attach)';
+  return `its threads' native stacks (gdb):\n${stacks.slice(0, 200).join('\n')}`;
 }
 
 /** `thread apply all bt` of a process, its thread and frame lines only; empty without gdb. */
