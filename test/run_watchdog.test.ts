@@ -26,3 +26,16 @@ it('stops a worker whose file shows no sign of life, says where it was, and runs
   expect(output).toMatch(/Tests\s.*1 passed/);
   expect(code).toBe(0);
 }, 180_000);
+
+it('refuses a limit that is not a number of minutes, naming it, instead of stopping every worker at once', async () => {
+  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['scripts/test.mjs', 'test/watchdog_fixture.test.ts'],
+      { env: { ...process.env, TEST_QUIET_LIMIT_MINUTES: 'ten' }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? (error.code as number | null) : 0, output: stdout + stderr }),
+    );
+  });
+  expect(output).toContain('TEST_QUIET_LIMIT_MINUTES must be a number of minutes above 0 and at most 1440, not "ten"');
+  expect(code).toBe(1);
+}, 90_000);

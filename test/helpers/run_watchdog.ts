@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Reporter, ReportedHookContext, TestCase, TestModule } from 'vitest/node';
 
-const quiet_limit_minutes = Number(process.env.TEST_QUIET_LIMIT_MINUTES ?? 10);
-const run_deadline_minutes = Number(process.env.TEST_RUN_DEADLINE_MINUTES ?? 35);
+const quiet_limit_minutes = minutesSetting('TEST_QUIET_LIMIT_MINUTES', 10);
+const run_deadline_minutes = minutesSetting('TEST_RUN_DEADLINE_MINUTES', 35);
 const check_every_ms = Math.min(30_000, (quiet_limit_minutes * 60_000) / 4);
 
 /** What the reporter last heard of a file, and when. */
@@ -136,6 +136,16 @@ export default class RunWatchdog implements Reporter {
     );
     for (const pid of [...under, worker.pid]) kill(pid);
   }
+}
+
+/** A limit in minutes from the environment: a mistaken value (NaN would stop every worker at once) is refused, named. */
+function minutesSetting(name: string, fallback: number): number {
+  const given = process.env[name];
+  if (given === undefined) return fallback;
+  const minutes = Number(given);
+  if (given.trim() === '' || !Number.isFinite(minutes) || minutes <= 0 || minutes > 24 * 60)
+    throw new Error(`${name} must be a number of minutes above 0 and at most 1440, not ${JSON.stringify(given)}`);
+  return minutes;
 }
 
 function say(text: string): void {
